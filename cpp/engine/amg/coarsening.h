@@ -1,0 +1,53 @@
+// The interface between the AMG cycle (amg/amg_solver.*) and the algorithms
+// that choose coarse grids and build transfer operators (classical/ and
+// aggregation/). One Coarsening object lives per level, so that a resetup
+// with the same sparsity can reuse its symbolic work.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "config/config.h"
+#include "core/csr_matrix.h"
+
+namespace jaxamg {
+
+template <class T>
+struct TransferOperators {
+  CsrMatrix<T> P;  // prolongation: n_fine x n_coarse
+  CsrMatrix<T> R;  // restriction:  n_coarse x n_fine (P^T unless stated)
+};
+
+template <class T>
+class Coarsening {
+ public:
+  virtual ~Coarsening() = default;
+  // Full setup of one level: choose the coarse points or aggregates and
+  // build P and R. Produces P with 0 columns if A cannot be coarsened.
+  virtual void build(const CsrMatrix<T>& A, TransferOperators<T>& ops) = 0;
+  // A has the sparsity seen by build(): keep the splitting/aggregates and
+  // P's pattern, recompute the values of P and R.
+  virtual void rebuild(const CsrMatrix<T>& A, TransferOperators<T>& ops) { build(A, ops); }
+  // Aggregation builds A_c without a general SpGEMM; classical returns false
+  // and the AMG level computes R A P.
+  virtual bool builds_coarse_matrix() const { return false; }
+  virtual void coarse_matrix(const CsrMatrix<T>& /*A*/, const TransferOperators<T>& /*ops*/,
+                             CsrMatrix<T>& /*Ac*/) {}
+};
+
+// Chooses the algorithm from `algorithm` (CLASSICAL | AGGREGATION) in the
+// AMG scope; `level` lets classical AMG use aggressive coarsening on the
+// first aggressive_levels levels. Throws ConfigError for a selector that
+// does not belong to the algorithm (as AmgX does).
+template <class T>
+std::unique_ptr<Coarsening<T>> make_coarsening(const Config& cfg, const std::string& scope,
+                                               int level);
+
+// Implemented in classical/ and aggregation/.
+template <class T>
+std::unique_ptr<Coarsening<T>> make_classical_coarsening(const Config& cfg,
+                                                         const std::string& scope, int level);
+template <class T>
+std::unique_ptr<Coarsening<T>> make_aggregation_coarsening(const Config& cfg,
+                                                           const std::string& scope, int level);
+
+}  // namespace jaxamg

@@ -1,0 +1,152 @@
+#include "api/linear_solver.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "solvers/factory.h"
+
+namespace jaxamg {
+
+template <class T>
+LinearSolver<T>::LinearSolver(const std::string& config_text)
+    : LinearSolver(Config::parse(config_text)) {}
+
+template <class T>
+LinearSolver<T>::LinearSolver(Config config) : ctx_(std::make_unique<SolverContext>()) {
+  ctx_->config = std::move(config);
+}
+
+template <class T>
+void LinearSolver<T>::setup(Index nrows, const Index* row_ptr, const Index* col, const T* val,
+                            Index nnz) {
+  if (nrows <= 0) {
+    throw InvalidInput("A: the matrix has " + std::to_string(nrows) +
+                       " rows; pass a non-empty square matrix");
+  }
+  if (row_ptr[0] != 0 || row_ptr[nrows] != nnz) {
+    throw InvalidInput("A: row offsets must run from 0 to nnz = " + std::to_string(nnz) +
+                       ", got " + std::to_string(row_ptr[0]) + " to " +
+                       std::to_string(row_ptr[nrows]));
+  }
+  for (Index i = 0; i < nrows; ++i) {
+    if (row_ptr[i + 1] < row_ptr[i]) {
+      throw InvalidInput("A: row offsets must be non-decreasing; row " + std::to_string(i) +
+                         " has offsets " + std::to_string(row_ptr[i]) + " > " +
+                         std::to_string(row_ptr[i + 1]));
+    }
+  }
+  auto A = std::make_shared<CsrMatrix<T>>();
+  A->nrows = A->ncols = nrows;
+  A->row_ptr.assign(row_ptr, row_ptr + nrows + 1);
+  A->col.assign(col, col + nnz);
+  A->val.assign(val, val + nnz);
+  // Detect whether the input is canonical before canonicalize reorders it.
+  bool sorted = true;
+  for (Index i = 0; i < nrows && sorted; ++i) {
+    for (Index k = row_ptr[i] + 1; k < row_ptr[i + 1]; ++k) {
+      if (col[k] <= col[k - 1]) { sorted = false; break; }
+    }
+  }
+  value_map_.clear();
+  canonicalize(*A, "A");
+  if (!sorted && nnz > 0) {
+    value_map_.resize(nnz);
+    // Map every input entry to its canonical slot by searching its column in
+    // the canonical row (columns are sorted and unique there).
+    for (Index i = 0; i < nrows; ++i) {
+      const Index* b = A->col.data() + A->row_ptr[i];
+      const Index* e = A->col.data() + A->row_ptr[i + 1];
+      for (Index k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+        value_map_[k] = static_cast<Index>(std::lower_bound(b, e, col[k]) - A->col.data());
+      }
+    }
+  }
+  input_nnz_ = nnz;
+  A_ = A;
+  transposed_.reset();
+  solver_ = create_solver<T>(*ctx_, ctx_->config.top_solver());
+  solver_->setup(A_, false);
+}
+
+template <class T>
+void LinearSolver<T>::load_values(const T* val, Index nnz, CsrMatrix<T>& into) const {
+  if (nnz != input_nnz_) {
+    throw InvalidInput("A: new values have " + std::to_string(nnz) +
+                       " entries but the matrix was set up with " + std::to_string(input_nnz_) +
+                       "; pass values for the same sparsity pattern");
+  }
+  for (Index k = 0; k < nnz; ++k) {
+    if (!std::isfinite(static_cast<double>(val[k]))) {
+      throw InvalidInput("A: value " + std::to_string(k) + " is NaN or infinite; pass finite values");
+    }
+  }
+  if (value_map_.empty()) {
+    std::copy(val, val + nnz, into.val.begin());
+  } else {
+    std::fill(into.val.begin(), into.val.end(), T(0));
+    for (Index k = 0; k < nnz; ++k) into.val[value_map_[k]] += val[k];
+  }
+}
+
+template <class T>
+void LinearSolver<T>::resetup(const T* val, Index nnz) {
+  if (!A_) throw InvalidInput("resetup called before setup");
+  // A fresh matrix object: the old one may be shared by levels being rebuilt.
+  auto A = std::make_shared<CsrMatrix<T>>(*A_);
+  load_values(val, nnz, *A);
+  A_ = A;
+  transposed_.reset();
+  solver_->setup(A_, true);
+}
+
+template <class T>
+void LinearSolver<T>::replace_values(const T* val, Index nnz) {
+  if (!A_) throw InvalidInput("replace_values called before setup");
+  // The solver tree holds a pointer to A_ and reads it at solve time, so
+  // updating the values in place changes the operator without any setup.
+  load_values(val, nnz, *A_);
+  transposed_.reset();
+}
+
+template <class T>
+SolveResult LinearSolver<T>::solve(const T* b, T* x, Index n, bool use_x0, bool transpose) {
+  if (!A_) throw InvalidInput("solve called before setup");
+  if (n != A_->nrows) {
+    throw InvalidInput("b: has " + std::to_string(n) + " entries but A has " +
+                       std::to_string(A_->nrows) + " rows; pass one entry per row");
+  }
+  for (Index i = 0; i < n; ++i) {
+    if (!std::isfinite(static_cast<double>(b[i]))) {
+      throw InvalidInput("b: entry " + std::to_string(i) + " is NaN or infinite; pass finite values");
+    }
+  }
+  Solver<T>* s = solver_.get();
+  if (transpose) {
+    if (!transposed_) {
+      transposed_ = solver_->make_transposed(std::make_shared<CsrMatrix<T>>(jaxamg::transpose(*A_)));
+    }
+    s = transposed_.get();
+  }
+  SolveResult r;
+  r.status = s->solve(b, x, !use_x0);
+  r.iterations = s->iterations();
+  r.residual = s->final_residual();
+  r.history = s->residual_history();
+  r.setup_seconds = s->setup_seconds();
+  r.solve_seconds = s->solve_seconds();
+  return r;
+}
+
+template <class T>
+std::string LinearSolver<T>::take_log() {
+  std::string s = ctx_->log.str();
+  ctx_->log.str("");
+  ctx_->log.clear();
+  return s;
+}
+
+template class LinearSolver<float>;
+template class LinearSolver<double>;
+
+}  // namespace jaxamg

@@ -1,0 +1,70 @@
+// The engine's front door: one configured solver for one matrix pattern.
+// Used by the nanobind module (CLI, tests) and by the FFI solver cache.
+//
+//   LinearSolver<double> s(config_text);
+//   s.setup(csr arrays);            // full setup
+//   s.resetup(new_values);          // same pattern: keep structure
+//   auto r = s.solve(b, x, false);  // r.status, r.iterations, r.residual ...
+//   auto t = s.solve(b, x, false, /*transpose=*/true);  // A^T x = b
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/csr_matrix.h"
+#include "solvers/solver.h"
+
+namespace jaxamg {
+
+struct SolveResult {
+  Status status = Status::kSuccess;
+  int iterations = 0;
+  double residual = -1;          // final monitored norm, -1 if not monitored
+  std::vector<double> history;   // initial norm, then one per iteration
+  double setup_seconds = 0;      // of the setup this solve used
+  double solve_seconds = 0;
+};
+
+template <class T>
+class LinearSolver {
+ public:
+  explicit LinearSolver(const std::string& config_text);
+  explicit LinearSolver(Config config);
+
+  // Copies and canonicalises the matrix (sorting columns, summing duplicate
+  // entries), then builds the solver tree. Throws InvalidInput/ConfigError.
+  void setup(Index nrows, const Index* row_ptr, const Index* col, const T* val, Index nnz);
+  // New values for the pattern given to setup, in the caller's order (the
+  // same layout as setup's `val`). Keeps coarsening and interpolation
+  // pattern (structure_reuse) and recomputes the numbers.
+  void resetup(const T* val, Index nnz);
+  // Like resetup, but keeps the whole hierarchy (JAX-AMG's reuse_setup):
+  // only the fine matrix values change.
+  void replace_values(const T* val, Index nnz);
+
+  // Solves A x = b (or A^T x = b). x holds the initial guess if use_x0.
+  SolveResult solve(const T* b, T* x, Index n, bool use_x0, bool transpose = false);
+
+  Index rows() const { return A_ ? A_->nrows : 0; }
+  Index nnz() const { return input_nnz_; }
+  const CsrMatrix<T>& matrix() const { return *A_; }
+  Solver<T>& solver() { return *solver_; }
+  std::vector<LevelInfo> hierarchy() const { return solver_ ? solver_->hierarchy() : std::vector<LevelInfo>{}; }
+  // AmgX-layout statistics printed since the last call (then cleared).
+  std::string take_log();
+  const Config& config() const { return ctx_->config; }
+
+ private:
+  void load_values(const T* val, Index nnz, CsrMatrix<T>& into) const;
+
+  std::unique_ptr<SolverContext> ctx_;
+  std::shared_ptr<CsrMatrix<T>> A_;
+  std::unique_ptr<Solver<T>> solver_;
+  std::unique_ptr<Solver<T>> transposed_;  // built on first transposed solve
+  Index input_nnz_ = 0;
+  // value_map_[k] = canonical position of input entry k (empty if the input
+  // was already canonical); duplicates map to the same position.
+  std::vector<Index> value_map_;
+};
+
+}  // namespace jaxamg

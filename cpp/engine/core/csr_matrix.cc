@@ -1,0 +1,219 @@
+#include "core/csr_matrix.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace jaxamg {
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::kSuccess: return "SUCCESS";
+    case Status::kFailed: return "FAILED";
+    case Status::kDiverged: return "DIVERGED";
+    case Status::kNotConverged: return "NOT_CONVERGED";
+  }
+  return "UNKNOWN";
+}
+
+template <class T>
+Index CsrMatrix<T>::find_diagonal() {
+  diag_pos.assign(nrows, -1);
+  Index missing = 0;
+#pragma omp parallel for reduction(+ : missing) schedule(static)
+  for (Index i = 0; i < nrows; ++i) {
+    // Columns are sorted: binary search.
+    const Index* b = col.data() + row_ptr[i];
+    const Index* e = col.data() + row_ptr[i + 1];
+    const Index* p = std::lower_bound(b, e, i);
+    if (p != e && *p == i) {
+      diag_pos[i] = static_cast<Index>(p - col.data());
+    } else {
+      ++missing;
+    }
+  }
+  return missing;
+}
+
+template <class T>
+std::vector<T> CsrMatrix<T>::diagonal() const {
+  std::vector<T> d(nrows, T(0));
+  for (Index i = 0; i < nrows; ++i) {
+    if (diag_pos[i] >= 0) d[i] = val[diag_pos[i]];
+  }
+  return d;
+}
+
+template <class T>
+bool canonicalize(CsrMatrix<T>& A, const std::string& what) {
+  auto fail = [&](const std::string& msg) { throw InvalidInput(what + ": " + msg); };
+  if (A.nrows < 0 || A.ncols < 0) fail("negative shape");
+  if (static_cast<Index>(A.row_ptr.size()) != A.nrows + 1) {
+    std::ostringstream os;
+    os << "row offsets have " << A.row_ptr.size() << " entries but the matrix has " << A.nrows
+       << " rows; pass nrows + 1 offsets";
+    fail(os.str());
+  }
+  if (A.row_ptr[0] != 0) fail("row offsets must start at 0, got " + std::to_string(A.row_ptr[0]));
+  for (Index i = 0; i < A.nrows; ++i) {
+    if (A.row_ptr[i + 1] < A.row_ptr[i]) {
+      fail("row offsets must be non-decreasing; row " + std::to_string(i) + " has offsets " +
+           std::to_string(A.row_ptr[i]) + " > " + std::to_string(A.row_ptr[i + 1]));
+    }
+  }
+  const Index nnz = A.row_ptr[A.nrows];
+  if (static_cast<Index>(A.col.size()) != nnz || static_cast<Index>(A.val.size()) != nnz) {
+    std::ostringstream os;
+    os << "row offsets announce " << nnz << " entries but " << A.col.size()
+       << " column indices and " << A.val.size() << " values were given";
+    fail(os.str());
+  }
+  bool changed = false;
+  bool bad_index = false, bad_value = false;
+  Index bad_row = 0, bad_col = 0;
+  // Check ranges and finiteness, and whether each row is already sorted.
+  std::vector<char> unsorted(A.nrows, 0);
+  for (Index i = 0; i < A.nrows; ++i) {
+    for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      if (A.col[k] < 0 || A.col[k] >= A.ncols) {
+        if (!bad_index) { bad_row = i; bad_col = A.col[k]; }
+        bad_index = true;
+      }
+      if (!std::isfinite(static_cast<double>(A.val[k]))) {
+        if (!bad_value && !bad_index) { bad_row = i; bad_col = A.col[k]; }
+        bad_value = true;
+      }
+      if (k > A.row_ptr[i] && A.col[k] <= A.col[k - 1]) unsorted[i] = 1;
+    }
+  }
+  if (bad_index) {
+    fail("column index " + std::to_string(bad_col) + " in row " + std::to_string(bad_row) +
+         " is out of range [0, " + std::to_string(A.ncols) + "); pass 0-based column indices");
+  }
+  if (bad_value) {
+    fail("entry (" + std::to_string(bad_row) + ", " + std::to_string(bad_col) +
+         ") is NaN or infinite; pass finite matrix values");
+  }
+  // Sort unsorted rows and merge duplicates (summing them, as SciPy does).
+  if (std::any_of(unsorted.begin(), unsorted.end(), [](char c) { return c != 0; })) {
+    changed = true;
+    std::vector<Index> new_ptr(A.nrows + 1, 0);
+    std::vector<Index> new_col;
+    std::vector<T> new_val;
+    new_col.reserve(nnz);
+    new_val.reserve(nnz);
+    std::vector<std::pair<Index, T>> row;
+    for (Index i = 0; i < A.nrows; ++i) {
+      row.clear();
+      for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) row.emplace_back(A.col[k], A.val[k]);
+      std::stable_sort(row.begin(), row.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t k = 0; k < row.size(); ++k) {
+        if (k > 0 && row[k].first == new_col.back()) {
+          new_val.back() += row[k].second;
+        } else {
+          new_col.push_back(row[k].first);
+          new_val.push_back(row[k].second);
+        }
+      }
+      new_ptr[i + 1] = static_cast<Index>(new_col.size());
+    }
+    A.row_ptr.swap(new_ptr);
+    A.col.swap(new_col);
+    A.val.swap(new_val);
+  }
+  A.find_diagonal();
+  return changed;
+}
+
+template <class T>
+CsrMatrix<T> make_csr(Index nrows, Index ncols, const Index* row_ptr, const Index* col,
+                      const T* val, Index nnz, const std::string& what) {
+  if (nrows < 0 || ncols < 0 || nnz < 0) throw InvalidInput(what + ": negative size");
+  CsrMatrix<T> A;
+  A.nrows = nrows;
+  A.ncols = ncols;
+  A.row_ptr.assign(row_ptr, row_ptr + nrows + 1);
+  A.col.assign(col, col + nnz);
+  A.val.assign(val, val + nnz);
+  canonicalize(A, what);
+  return A;
+}
+
+template <class T>
+void require_nonzero_diagonal(const CsrMatrix<T>& A, const std::string& who) {
+  for (Index i = 0; i < A.nrows; ++i) {
+    if (A.diag_pos[i] < 0 || A.val[A.diag_pos[i]] == T(0)) {
+      throw InvalidInput(who + " divides by the diagonal, but row " + std::to_string(i) + " has " +
+                         (A.diag_pos[i] < 0 ? "no stored diagonal" : "a zero diagonal") +
+                         "; use a smoother that does not divide by it (e.g. JACOBI_L1) or fix "
+                         "the matrix");
+    }
+  }
+}
+
+template <class T>
+CsrMatrix<T> transpose(const CsrMatrix<T>& A) {
+  CsrMatrix<T> B(A.ncols, A.nrows);
+  const Index nnz = A.nnz();
+  B.col.resize(nnz);
+  B.val.resize(nnz);
+  for (Index k = 0; k < nnz; ++k) ++B.row_ptr[A.col[k] + 1];
+  for (Index i = 0; i < B.nrows; ++i) B.row_ptr[i + 1] += B.row_ptr[i];
+  std::vector<Index> next(B.row_ptr.begin(), B.row_ptr.end() - 1);
+  for (Index i = 0; i < A.nrows; ++i) {
+    for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      const Index dst = next[A.col[k]]++;
+      B.col[dst] = i;  // rows visited in order: columns of B come out sorted
+      B.val[dst] = A.val[k];
+    }
+  }
+  B.find_diagonal();
+  return B;
+}
+
+template <class To, class From>
+CsrMatrix<To> convert_values(const CsrMatrix<From>& A) {
+  CsrMatrix<To> B;
+  B.nrows = A.nrows;
+  B.ncols = A.ncols;
+  B.row_ptr = A.row_ptr;
+  B.col = A.col;
+  B.diag_pos = A.diag_pos;
+  B.val.assign(A.val.begin(), A.val.end());
+  return B;
+}
+
+template <class T>
+bool is_symmetric(const CsrMatrix<T>& A, double tol) {
+  if (A.nrows != A.ncols) return false;
+  CsrMatrix<T> B = transpose(A);
+  if (B.row_ptr != A.row_ptr || B.col != A.col) return false;
+  double vmax = 0;
+  for (const T& v : A.val) vmax = std::max(vmax, std::abs(static_cast<double>(v)));
+  for (Index k = 0; k < A.nnz(); ++k) {
+    if (std::abs(static_cast<double>(A.val[k] - B.val[k])) > tol * vmax) return false;
+  }
+  return true;
+}
+
+#define JAXAMG_INSTANTIATE(T)                                                               \
+  template struct CsrMatrix<T>;                                                             \
+  template bool canonicalize(CsrMatrix<T>&, const std::string&);                            \
+  template CsrMatrix<T> make_csr(Index, Index, const Index*, const Index*, const T*, Index, \
+                                 const std::string&);                                       \
+  template void require_nonzero_diagonal(const CsrMatrix<T>&, const std::string&);          \
+  template CsrMatrix<T> transpose(const CsrMatrix<T>&);                                     \
+  template bool is_symmetric(const CsrMatrix<T>&, double);
+JAXAMG_INSTANTIATE(float)
+JAXAMG_INSTANTIATE(double)
+#undef JAXAMG_INSTANTIATE
+template CsrMatrix<float> convert_values(const CsrMatrix<double>&);
+template CsrMatrix<double> convert_values(const CsrMatrix<float>&);
+template CsrMatrix<double> convert_values(const CsrMatrix<double>&);
+template CsrMatrix<float> convert_values(const CsrMatrix<float>&);
+
+}  // namespace jaxamg

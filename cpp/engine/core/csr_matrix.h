@@ -1,0 +1,64 @@
+// Compressed sparse row matrix, the engine's one matrix format.
+//
+// Invariants after `canonicalize` (which every public entry point calls):
+// square unless stated, column indices sorted and unique within a row, every
+// value finite, `diag_pos[i]` the position of entry (i, i) or -1 if absent.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/types.h"
+
+namespace jaxamg {
+
+template <class T>
+struct CsrMatrix {
+  Index nrows = 0;
+  Index ncols = 0;
+  std::vector<Index> row_ptr{0};  // nrows + 1
+  std::vector<Index> col;         // nnz
+  std::vector<T> val;             // nnz
+  std::vector<Index> diag_pos;    // nrows; filled by find_diagonal()
+
+  CsrMatrix() = default;
+  CsrMatrix(Index rows, Index cols) : nrows(rows), ncols(cols), row_ptr(rows + 1, 0) {}
+
+  Index nnz() const { return static_cast<Index>(col.size()); }
+
+  // Fills diag_pos; returns the number of rows without a stored diagonal.
+  Index find_diagonal();
+  // The diagonal as a dense vector (0 where missing). Needs diag_pos.
+  std::vector<T> diagonal() const;
+};
+
+// Checks and normalises user input: sizes, index ranges, finiteness; sorts
+// columns within each row and sums duplicates. `what` names the matrix in
+// error messages ("A"). Throws InvalidInput. Returns true if it had to sort or
+// merge anything.
+template <class T>
+bool canonicalize(CsrMatrix<T>& A, const std::string& what = "A");
+
+// Builds and canonicalises a CSR matrix from raw arrays (copies them).
+template <class T>
+CsrMatrix<T> make_csr(Index nrows, Index ncols, const Index* row_ptr, const Index* col,
+                      const T* val, Index nnz, const std::string& what = "A");
+
+// Throws InvalidInput if a row has no diagonal or a zero one; `who` names the
+// component that needs it ("JACOBI_L1 smoother").
+template <class T>
+void require_nonzero_diagonal(const CsrMatrix<T>& A, const std::string& who);
+
+template <class T>
+CsrMatrix<T> transpose(const CsrMatrix<T>& A);
+
+// Same nonzero pattern, values of another precision (mixed precision).
+template <class To, class From>
+CsrMatrix<To> convert_values(const CsrMatrix<From>& A);
+
+// True if the sparsity pattern and values are equal to within `tol` (relative
+// to the largest |value|) to those of the transpose.
+template <class T>
+bool is_symmetric(const CsrMatrix<T>& A, double tol = 0.0);
+
+}  // namespace jaxamg

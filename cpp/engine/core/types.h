@@ -1,0 +1,29 @@
+// Small shared vocabulary of the engine: index type, solve status, norms.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace jaxamg {
+
+using Index = int32_t;  // local row/column indices and row offsets
+
+// Same values as AmgX's AMGX_SOLVE_STATUS and JAX-AMG's AMGXStatus.
+enum class Status : int { kSuccess = 0, kFailed = 1, kDiverged = 2, kNotConverged = 3 };
+
+const char* status_name(Status s);
+
+enum class NormType { kL1, kL2, kLMax };
+
+enum class ConvergenceType {
+  kAbsolute,
+  kRelativeIni,        // also RELATIVE_INI_CORE
+  kRelativeMax,        // also RELATIVE_MAX_CORE
+  kCombinedRelIniAbs,
+};
+
+// Vectors live in host memory for the CPU backend.
+template <class T>
+using Vector = std::vector<T>;
+
+}  // namespace jaxamg

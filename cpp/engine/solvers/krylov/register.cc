@@ -1,0 +1,14 @@
+// Registers the krylov family with the solver factory.
+#include "solvers/factory.h"
+
+namespace jaxamg {
+
+template <class T>
+void register_krylov_solvers(SolverRegistry<T>& registry) {
+  (void)registry;
+}
+
+template void register_krylov_solvers<float>(SolverRegistry<float>&);
+template void register_krylov_solvers<double>(SolverRegistry<double>&);
+
+}  // namespace jaxamg

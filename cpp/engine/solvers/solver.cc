@@ -1,0 +1,279 @@
+#include "solvers/solver.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "backend/cpu/blas.h"
+#include "core/error.h"
+#include "solvers/factory.h"
+
+namespace jaxamg {
+
+namespace {
+
+double now_seconds() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+
+// Peak resident memory of the process in GB: the "Mem Usage" column of
+// AmgX's tables (AmgX prints its device pool high-water mark).
+double peak_memory_gb() {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / (1024.0 * 1024.0);
+}
+
+}  // namespace
+
+ConvergenceType parse_convergence(const std::string& s) {
+  if (s == "ABSOLUTE") return ConvergenceType::kAbsolute;
+  if (s == "RELATIVE_INI" || s == "RELATIVE_INI_CORE") return ConvergenceType::kRelativeIni;
+  if (s == "RELATIVE_MAX" || s == "RELATIVE_MAX_CORE") return ConvergenceType::kRelativeMax;
+  if (s == "COMBINED_REL_INI_ABS") return ConvergenceType::kCombinedRelIniAbs;
+  throw ConfigError("convergence: unknown value '" + s +
+                    "'; valid: ABSOLUTE, RELATIVE_INI, RELATIVE_INI_CORE, RELATIVE_MAX, "
+                    "RELATIVE_MAX_CORE, COMBINED_REL_INI_ABS");
+}
+
+NormType parse_norm(const std::string& s) {
+  if (s == "L1") return NormType::kL1;
+  if (s == "L2") return NormType::kL2;
+  if (s == "LMAX") return NormType::kLMax;
+  throw ConfigError("norm: unknown value '" + s + "'; valid: L1, L2, LMAX");
+}
+
+template <class T>
+Solver<T>::Solver(SolverContext& ctx, const std::string& scope, const std::string& name)
+    : ctx_(ctx), scope_(scope), name_(name) {
+  Config& cfg = ctx_.config;
+  max_iters_ = cfg.get_int("max_iters", scope_);
+  tolerance_ = cfg.get_double("tolerance", scope_);
+  alt_rel_tolerance_ = cfg.get_double("alt_rel_tolerance", scope_);
+  convergence_ = parse_convergence(cfg.get_string("convergence", scope_));
+  norm_ = parse_norm(cfg.get_string("norm", scope_));
+  monitor_residual_ = cfg.get_int("monitor_residual", scope_) != 0;
+  store_res_history_ = cfg.get_int("store_res_history", scope_) != 0;
+  obtain_timings_ = cfg.get_int("obtain_timings", scope_) != 0;
+  if (scope_ == "default") {
+    // AmgX: a default-scope solver keeps these flags, then clears them (and
+    // the print flags) so that inner default-scope solvers stay silent.
+    for (const char* flag : {"monitor_residual", "store_res_history", "obtain_timings",
+                             "print_solve_stats", "print_grid_stats"}) {
+      cfg.set_int(flag, "default", 0);
+    }
+  }
+}
+
+template <class T>
+std::unique_ptr<Solver<T>> Solver<T>::create_child(const std::string& key) const {
+  const SolverRef ref = ctx_.config.get_solver(key, scope_);
+  if (ref.name == "NOSOLVER") return nullptr;
+  if (ref.scope == "default") {
+    for (const char* outer : {"AMG", "FGMRES", "PCGF", "PBICGSTAB", "PCG", "GMRES"}) {
+      if (ref.name == outer) {
+        throw ConfigError(ref.name + " cannot be used as an inner solver (" + key + " of " +
+                          name_ + ") with the default scope; give it its own scope, e.g. " +
+                          "\"" + key + "\": {\"scope\": \"inner\", \"solver\": \"" + ref.name +
+                          "\"}");
+      }
+    }
+  }
+  return create_solver<T>(ctx_, ref);
+}
+
+template <class T>
+void Solver<T>::setup(std::shared_ptr<const CsrMatrix<T>> A, bool reuse_structure) {
+  if (!A) throw InvalidInput(name_ + ": setup needs a matrix");
+  if (A->nrows != A->ncols) {
+    throw InvalidInput("A: the matrix must be square, got " + std::to_string(A->nrows) + " x " +
+                       std::to_string(A->ncols));
+  }
+  const double t0 = now_seconds();
+  if (reuse_structure && A_ && (A_->nrows != A->nrows || A_->nnz() != A->nnz())) {
+    reuse_structure = false;  // a different pattern cannot reuse anything
+  }
+  A_ = std::move(A);
+  r_.resize(A_->nrows);
+  solver_setup(reuse_structure);
+  setup_seconds_ = now_seconds() - t0;
+}
+
+template <class T>
+bool Solver<T>::converged(double nrm) const {
+  const double eps = std::is_same<T, float>::value ? 1e-6 : 1e-12;
+  switch (convergence_) {
+    case ConvergenceType::kAbsolute:
+      return nrm < tolerance_;
+    case ConvergenceType::kRelativeIni:
+      if (initial_residual_ <= 1e-20) return true;
+      return nrm / initial_residual_ <= tolerance_ ||
+             nrm <= std::max(initial_residual_ * eps, 1e-20);
+    case ConvergenceType::kRelativeMax:
+      if (max_residual_ <= 1e-20) return true;
+      return nrm / max_residual_ <= tolerance_ || nrm <= std::max(max_residual_ * eps, 1e-20);
+    case ConvergenceType::kCombinedRelIniAbs:
+      return nrm < tolerance_ ||
+             (initial_residual_ > 0 && nrm / initial_residual_ <= alt_rel_tolerance_);
+  }
+  return false;
+}
+
+template <class T>
+void Solver<T>::apply(const T* b, T* x, bool x_is_zero, int iterations) {
+  if (iterations <= 0) {
+    if (x_is_zero) cpu::fill<T>(rows(), T(0), x);
+    return;
+  }
+  solve_init(b, x, x_is_zero);
+  for (int it = 0; it < iterations; ++it) {
+    if (solve_iteration(b, x, x_is_zero && it == 0) != IterationResult::kContinue) break;
+  }
+  solve_finalize(b, x);
+}
+
+template <class T>
+Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
+  if (!A_) throw InvalidInput(name_ + ": solve called before setup");
+  const double t0 = now_seconds();
+  const std::size_t n = rows();
+  iterations_ = 0;
+  history_.clear();
+  final_residual_ = initial_residual_ = max_residual_ = -1;
+  bool done = false;
+  status_ = Status::kSuccess;
+
+  if (monitor_residual_) {
+    if (x_is_zero) {
+      cpu::copy(n, b, r_.data());
+    } else {
+      cpu::residual(*A_, x, b, r_.data());
+    }
+    initial_residual_ = max_residual_ = final_residual_ = cpu::norm(n, r_.data(), norm_);
+    if (store_res_history_) history_.push_back(initial_residual_);
+    if (!std::isfinite(initial_residual_)) {
+      status_ = Status::kFailed;
+      done = true;
+    } else if (converged(initial_residual_)) {
+      done = true;
+    }
+  }
+  if (!done && max_iters_ == 0) {
+    status_ = monitor_residual_ ? Status::kNotConverged : Status::kSuccess;
+    done = true;
+  }
+  if (!done) {
+    solve_init(b, x, x_is_zero);
+    for (int it = 0; it < max_iters_ && !done; ++it) {
+      const IterationResult step = solve_iteration(b, x, x_is_zero && it == 0);
+      ++iterations_;
+      if (monitor_residual_) {
+        if (!keeps_residual()) cpu::residual(*A_, x, b, r_.data());
+        final_residual_ = cpu::norm(n, r_.data(), norm_);
+        max_residual_ = std::max(max_residual_, final_residual_);
+        if (store_res_history_) history_.push_back(final_residual_);
+        if (!std::isfinite(final_residual_)) {
+          status_ = Status::kFailed;  // NaN/Inf: never SUCCESS, never loop on
+          done = true;
+        } else if (step == IterationResult::kConverged || converged(final_residual_)) {
+          status_ = Status::kSuccess;
+          done = true;
+        }
+      } else if (step == IterationResult::kConverged) {
+        done = true;
+      }
+      if (!done && step == IterationResult::kBreakdown) {
+        // The recurrence cannot produce a new iterate: report it as
+        // divergence (AmgX declares but never produces this status).
+        status_ = Status::kDiverged;
+        done = true;
+      }
+    }
+    solve_finalize(b, x);
+    if (!done) {
+      if (monitor_residual_) {
+        status_ = Status::kNotConverged;
+      } else {
+        status_ = is_krylov() ? Status::kSuccess : Status::kNotConverged;
+      }
+    }
+  }
+  if (!cpu::all_finite(n, x)) status_ = Status::kFailed;
+  solve_seconds_ = now_seconds() - t0;
+  print_solve_stats();
+  return status_;
+}
+
+template <class T>
+void Solver<T>::print_solve_stats() const {
+  Config& cfg = ctx_.config;
+  const int verbosity = cfg.get_int("verbosity_level", scope_);
+  char line[256];
+  std::ostringstream& out = ctx_.log;
+  // Re-read at print time, as AmgX does (a default-scope solver cleared it).
+  if (cfg.get_int("print_solve_stats", scope_) != 0 && verbosity >= 3) {
+    if (!monitor_residual_) {
+      throw ConfigError("print_solve_stats=1 in scope '" + scope_ +
+                        "' requires monitor_residual=1 in the same scope");
+    }
+    const char* sep =
+        "         ----------------------------------------------------------------------\n";
+    out << "           iter      Mem Usage (GB)       residual           rate\n" << sep;
+    const double mem = peak_memory_gb();
+    if (!history_.empty()) {
+      std::snprintf(line, sizeof line, "            Ini%20.5f%15.6e\n", mem, history_[0]);
+      out << line;
+      for (std::size_t i = 1; i < history_.size(); ++i) {
+        const double rate = history_[i - 1] > 0 ? history_[i] / history_[i - 1] : 0.0;
+        std::snprintf(line, sizeof line, "%15zu%20.5f%15.6e%15.4f\n", i - 1, mem, history_[i],
+                      rate);
+        out << line;
+      }
+    }
+    out << sep;
+    std::snprintf(line, sizeof line, "         Total Iterations: %d\n", iterations_);
+    out << line;
+    const double ini = initial_residual_;
+    const double fin = final_residual_;
+    const double eps = std::numeric_limits<double>::epsilon();
+    const double avg = (iterations_ > 0 && ini > eps) ? std::pow(fin / ini, 1.0 / iterations_) : ini;
+    const double red = ini > eps ? fin / ini : ini;
+    std::snprintf(line, sizeof line, "         Avg Convergence Rate: \t\t%15.4f\n", avg);
+    out << line;
+    std::snprintf(line, sizeof line, "         Final Residual: \t\t%15.6e\n", fin);
+    out << line;
+    std::snprintf(line, sizeof line, "         Total Reduction in Residual: \t%15.6e\n", red);
+    out << line;
+    std::snprintf(line, sizeof line, "         Maximum Memory Usage: \t\t%15.3f GB\n", mem);
+    out << line << sep;
+  }
+  if (obtain_timings_ && verbosity >= 3) {
+    std::snprintf(line, sizeof line, "Total Time: %g\n    setup: %g s\n    solve: %g s\n",
+                  setup_seconds_ + solve_seconds_, setup_seconds_, solve_seconds_);
+    out << line;
+    std::snprintf(line, sizeof line, "    solve(per iteration): %g s\n",
+                  iterations_ > 0 ? solve_seconds_ / iterations_ : 0.0);
+    out << line;
+  }
+}
+
+template <class T>
+std::unique_ptr<Solver<T>> Solver<T>::make_transposed(
+    std::shared_ptr<const CsrMatrix<T>> At) const {
+  std::unique_ptr<Solver<T>> s = create_solver<T>(ctx_, SolverRef{name_, scope_});
+  s->max_iters_ = max_iters_;
+  s->tolerance_ = tolerance_;
+  s->monitor_residual_ = monitor_residual_;
+  s->store_res_history_ = store_res_history_;
+  s->setup(std::move(At));
+  return s;
+}
+
+template class Solver<float>;
+template class Solver<double>;
+
+}  // namespace jaxamg

@@ -1,0 +1,144 @@
+// The base of every solver, smoother and preconditioner, as in AmgX: a
+// solver is built from a config scope, set up on a matrix, and solved by a
+// generic loop (monitoring, convergence test, residual history, statistics)
+// around the subclass's `solve_iteration`. Because smoothers, Krylov methods,
+// AMG and dense LU are all Solvers, they nest arbitrarily.
+#pragma once
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "core/csr_matrix.h"
+#include "core/types.h"
+
+namespace jaxamg {
+
+// Shared by every solver of one tree: the configuration and the text sink for
+// AmgX-layout statistics (filled only when a print_* flag asks for it).
+struct SolverContext {
+  Config config;
+  std::ostringstream log;
+};
+
+// Size of one level of a multigrid hierarchy (for statistics and reports).
+struct LevelInfo {
+  Index rows = 0;
+  Index nnz = 0;
+};
+
+enum class IterationResult {
+  kContinue,   // go on; the loop checks convergence if monitoring
+  kConverged,  // the method knows it is done (e.g. an exact direct solve)
+  kBreakdown,  // the recurrence cannot continue (division by ~0)
+};
+
+template <class T>
+class Solver {
+ public:
+  Solver(SolverContext& ctx, const std::string& scope, const std::string& name);
+  virtual ~Solver() = default;
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  // Builds everything that depends on A. With reuse_structure the matrix has
+  // the sparsity of the previous setup and only its values changed: keep the
+  // symbolic work (coarsening, interpolation pattern) and recompute numbers.
+  void setup(std::shared_ptr<const CsrMatrix<T>> A, bool reuse_structure = false);
+
+  // Solves A x = b with the configured stopping rule. x holds the initial
+  // guess unless x_is_zero. Non-convergence is reported, not thrown.
+  Status solve(const T* b, T* x, bool x_is_zero);
+
+  // Exactly `iterations` iterations without monitoring: the smoother and
+  // preconditioner entry point.
+  void apply(const T* b, T* x, bool x_is_zero, int iterations);
+
+  // A solver for A^T (At = transpose(A)) that reuses this solver's setup where
+  // the method allows (AMG keeps its transfer operators). The default builds
+  // a fresh solver from the same scope.
+  virtual std::unique_ptr<Solver<T>> make_transposed(std::shared_ptr<const CsrMatrix<T>> At) const;
+
+  // The AMG hierarchy this solver uses (itself or through its
+  // preconditioner), finest level first; empty if none.
+  virtual std::vector<LevelInfo> hierarchy() const { return {}; }
+
+  const std::string& name() const { return name_; }
+  const std::string& scope() const { return scope_; }
+  SolverContext& context() const { return ctx_; }
+  const CsrMatrix<T>& matrix() const { return *A_; }
+  std::shared_ptr<const CsrMatrix<T>> matrix_ptr() const { return A_; }
+  int iterations() const { return iterations_; }
+  Status status() const { return status_; }
+  // The last monitored residual norm, or -1 if the solve was not monitored.
+  double final_residual() const { return final_residual_; }
+  // Entry 0 is the initial residual norm, then one entry per iteration
+  // (empty unless store_res_history and monitor_residual).
+  const std::vector<double>& residual_history() const { return history_; }
+  double setup_seconds() const { return setup_seconds_; }
+  double solve_seconds() const { return solve_seconds_; }
+  int max_iters() const { return max_iters_; }
+  void set_max_iters(int n) { max_iters_ = n; }
+  void set_tolerance(double t) { tolerance_ = t; }
+  bool monitors_residual() const { return monitor_residual_; }
+  void set_monitor_residual(bool on) { monitor_residual_ = on; }
+  void set_store_history(bool on) { store_res_history_ = on; }
+
+ protected:
+  virtual void solver_setup(bool reuse_structure) = 0;
+  virtual void solve_init(const T* /*b*/, T* /*x*/, bool /*x_is_zero*/) {}
+  virtual IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) = 0;
+  virtual void solve_finalize(const T* /*b*/, T* /*x*/) {}
+  // True if solve_iteration keeps r_ equal to its residual (Krylov
+  // recurrences); otherwise the loop recomputes r_ = b - A x when monitoring.
+  virtual bool keeps_residual() const { return false; }
+  // AmgX: with monitoring off, Krylov methods report SUCCESS after max_iters,
+  // AMG and smoothers NOT_CONVERGED.
+  virtual bool is_krylov() const { return false; }
+
+  // Creates the child solver named by `key` (preconditioner, smoother,
+  // coarse_solver) in this solver's scope; nullptr for NOSOLVER.
+  std::unique_ptr<Solver<T>> create_child(const std::string& key) const;
+
+  // Config lookups in this solver's scope.
+  int param_int(const std::string& name) const { return ctx_.config.get_int(name, scope_); }
+  double param_double(const std::string& name) const { return ctx_.config.get_double(name, scope_); }
+  std::string param_string(const std::string& name) const { return ctx_.config.get_string(name, scope_); }
+
+  Index rows() const { return A_ ? A_->nrows : 0; }
+
+  SolverContext& ctx_;
+  std::string scope_;
+  std::string name_;
+  std::shared_ptr<const CsrMatrix<T>> A_;
+  Vector<T> r_;  // residual workspace (size n after setup)
+
+  int max_iters_;
+  double tolerance_;
+  double alt_rel_tolerance_;
+  ConvergenceType convergence_;
+  NormType norm_;
+  bool monitor_residual_;
+  bool store_res_history_;
+  bool obtain_timings_;
+
+ private:
+  bool converged(double nrm) const;
+  void print_solve_stats() const;
+
+  int iterations_ = 0;
+  Status status_ = Status::kSuccess;
+  double initial_residual_ = -1;
+  double max_residual_ = -1;
+  double final_residual_ = -1;
+  std::vector<double> history_;
+  double setup_seconds_ = 0;
+  double solve_seconds_ = 0;
+};
+
+// Parses AmgX's enum spellings (throws ConfigError listing the valid ones).
+ConvergenceType parse_convergence(const std::string& s);
+NormType parse_norm(const std::string& s);
+
+}  // namespace jaxamg
