@@ -172,8 +172,13 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
       const IterationResult step = solve_iteration(b, x, x_is_zero && it == 0);
       ++iterations_;
       if (monitor_residual_) {
-        if (!keeps_residual()) cpu::residual(*A_, x, b, r_.data());
-        final_residual_ = cpu::norm(n, r_.data(), norm_);
+        double estimate = 0;
+        if (residual_norm_estimate(&estimate)) {
+          final_residual_ = estimate;
+        } else {
+          if (!keeps_residual()) cpu::residual(*A_, x, b, r_.data());
+          final_residual_ = cpu::norm(n, r_.data(), norm_);
+        }
         max_residual_ = std::max(max_residual_, final_residual_);
         if (store_res_history_) history_.push_back(final_residual_);
         if (!std::isfinite(final_residual_)) {

@@ -93,6 +93,10 @@ class Solver {
   // True if solve_iteration keeps r_ equal to its residual (Krylov
   // recurrences); otherwise the loop recomputes r_ = b - A x when monitoring.
   virtual bool keeps_residual() const { return false; }
+  // Methods that know their residual norm without the vector (GMRES's
+  // Givens estimate in L2) return true and set *norm; the loop then uses it
+  // instead of norm(r_).
+  virtual bool residual_norm_estimate(double* /*norm*/) const { return false; }
   // AmgX: with monitoring off, Krylov methods report SUCCESS after max_iters,
   // AMG and smoothers NOT_CONVERGED.
   virtual bool is_krylov() const { return false; }
