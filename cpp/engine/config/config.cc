@@ -1,10 +1,13 @@
+// Typed access to a Config: lookups with AmgX's exact (scope, name) rule,
+// validated setters, and the canonical text used in cache keys. The readers
+// live in json_reader.cc and legacy_parser.cc.
 #include "config/config.h"
 
-#include <fstream>
+#include <climits>
+#include <cmath>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
+#include "config/internal.h"
 #include "config/registry.h"
 #include "core/error.h"
 
@@ -12,16 +15,36 @@ namespace jaxamg {
 
 namespace {
 
-using json = nlohmann::json;
+using config_internal::require_param;
+using config_internal::throw_type_error;
 
-const ParamSpec& require_param(const std::string& name) {
-  const ParamSpec* spec = find_param(name);
-  if (!spec) {
-    throw ConfigError("unknown parameter '" + name +
-                      "' (AmgX: \"Variable '" + name + "' not registered\"); check its spelling "
-                      "against the AmgX parameter list");
+const char* type_name(ParamSpec::Type t) {
+  switch (t) {
+    case ParamSpec::kInt: return "an integer";
+    case ParamSpec::kDouble: return "a number";
+    case ParamSpec::kString: return "a string";
+    case ParamSpec::kSolver: return "a solver name";
   }
-  return *spec;
+  return "?";
+}
+
+// Lookup with the wrong accessor is a programming error in the caller, but it
+// still says which accessor fits.
+void check_type(const ParamSpec& spec, ParamSpec::Type wanted, const char* accessor) {
+  if (spec.type == wanted) return;
+  throw ConfigError(std::string(accessor) + ": parameter '" + spec.name + "' holds " +
+                    type_name(spec.type) + ", not " + type_name(wanted) + "; use " +
+                    (spec.type == ParamSpec::kInt      ? "get_int"
+                     : spec.type == ParamSpec::kDouble ? "get_double"
+                     : spec.type == ParamSpec::kString ? "get_string"
+                                                       : "get_solver"));
+}
+
+void check_scope(const ParamSpec& spec, const std::string& scope) {
+  if (scope == "default" || !default_scope_only(spec.name)) return;
+  throw ConfigError("parameter '" + std::string(spec.name) + "' may only be set in the default " +
+                    "(top-level) scope, found in scope '" + scope +
+                    "'; move it to the outermost object of the config");
 }
 
 void check_allowed(const ParamSpec& spec, const std::string& scope, const std::string& value) {
@@ -30,155 +53,62 @@ void check_allowed(const ParamSpec& spec, const std::string& scope, const std::s
     if (v == value) return;
   }
   throw ConfigError("parameter '" + std::string(spec.name) + "' (scope '" + scope +
-                    "'): unknown value '" + value + "'; valid: " + join_allowed(spec));
+                    "'): unknown value '" + value + "';" +
+                    config_internal::did_you_mean(value, spec.allowed) +
+                    " valid: " + join_allowed(spec));
 }
 
-const char* kSolverKeys[] = {"solver", "preconditioner", "smoother", "coarse_solver",
-                             "cpr_first_stage_preconditioner", "cpr_second_stage_preconditioner"};
-
-bool opens_scope(const std::string& key) {
-  for (const char* k : kSolverKeys) {
-    if (key == k) return true;
-  }
-  return false;
-}
-
-// Walks one JSON object whose parameters belong to `scope` (AmgX's
-// import_json_object).
-void import_object(Config& cfg, const json& obj, const std::string& scope, bool nested) {
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    const std::string& key = it.key();
-    const json& v = it.value();
-    if (key == "config_version" || key == "scope") continue;
-    if (nested && (key == "solver" || key == "eig_solver")) continue;  // consumed by the parent
-    if (v.is_object()) {
-      if (!opens_scope(key)) {
-        throw ConfigError("parameter '" + key + "' (scope '" + scope +
-                          "') cannot hold an object; only solver, preconditioner, smoother, "
-                          "coarse_solver open a nested solver scope");
-      }
-      if (!v.contains("solver") || !v["solver"].is_string()) {
-        throw ConfigError("the object given for '" + key + "' (scope '" + scope +
-                          "') needs a string \"solver\" entry naming the solver");
-      }
-      const std::string new_scope =
-          v.contains("scope") && v["scope"].is_string() ? v["scope"].get<std::string>()
-                                                         : scope + "_sub_" + key;
-      if (new_scope == "default") {
-        throw ConfigError("'default' cannot be used as a new scope name (for '" + key + "')");
-      }
-      for (const auto& [k, val] : cfg.values()) {
-        if (val.kind == Config::Value::kSolver && val.scope == new_scope) {
-          throw ConfigError("scope '" + new_scope + "' is defined twice (new scope already "
-                            "defined); give each nested solver its own \"scope\"");
-        }
-      }
-      Config::Value sv;
-      sv.kind = Config::Value::kSolver;
-      sv.s = v["solver"].get<std::string>();
-      sv.scope = new_scope;
-      cfg.values()[{scope, key}] = sv;
-      import_object(cfg, v, new_scope, true);
-      continue;
-    }
-    if (v.is_boolean() || v.is_null() || v.is_array()) continue;  // AmgX ignores these
-    const ParamSpec& spec = require_param(key);
-    if (spec.type == ParamSpec::kSolver) {
-      if (!v.is_string()) {
-        throw ConfigError("parameter '" + key + "' (scope '" + scope +
-                          "') names a solver: give a string or an object");
-      }
-      cfg.set_string(key, scope, v.get<std::string>());
-    } else if (spec.type == ParamSpec::kString) {
-      if (!v.is_string()) {
-        throw ConfigError("parameter '" + key + "' (scope '" + scope + "') takes a string" +
-                          (spec.allowed.empty() ? "" : " (one of " + join_allowed(spec) + ")"));
-      }
-      cfg.set_string(key, scope, v.get<std::string>());
-    } else if (spec.type == ParamSpec::kInt) {
-      if (!v.is_number()) {
-        throw ConfigError("parameter '" + key + "' (scope '" + scope + "') takes an integer, got " +
-                          v.dump());
-      }
-      cfg.set_int(key, scope, v.is_number_float() ? static_cast<int>(v.get<double>()) : v.get<int>());
-    } else {
-      if (!v.is_number()) {
-        throw ConfigError("parameter '" + key + "' (scope '" + scope + "') takes a number, got " +
-                          v.dump());
-      }
-      cfg.set_double(key, scope, v.get<double>());
-    }
-  }
+std::string format_double(double d) {
+  std::ostringstream os;
+  os.precision(17);
+  os << d;
+  return os.str();
 }
 
 }  // namespace
 
 Config::Config() = default;
 
-Config Config::parse(const std::string& text) {
-  Config cfg;
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error&) {
-    return parse_legacy(text);
-  }
-  if (!doc.is_object()) {
-    throw ConfigError("a JSON config must be an object, got " + std::string(doc.type_name()));
-  }
-  import_object(cfg, doc, "default", false);
-  return cfg;
-}
-
-Config Config::from_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("cannot open config file '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str());
-}
-
 bool Config::is_set(const std::string& name, const std::string& scope) const {
   return values_.count({scope, name}) != 0;
 }
 
 int Config::get_int(const std::string& name, const std::string& scope) const {
-  const ParamSpec& spec = require_param(name);
-  if (spec.type != ParamSpec::kInt) throw ConfigError("parameter '" + name + "' is not an integer");
+  const ParamSpec& spec = require_param(name, scope);
+  check_type(spec, ParamSpec::kInt, "get_int");
   auto it = values_.find({scope, name});
   return it == values_.end() ? spec.int_default : it->second.i;
 }
 
 double Config::get_double(const std::string& name, const std::string& scope) const {
-  const ParamSpec& spec = require_param(name);
-  if (spec.type != ParamSpec::kDouble) throw ConfigError("parameter '" + name + "' is not a number");
+  const ParamSpec& spec = require_param(name, scope);
+  check_type(spec, ParamSpec::kDouble, "get_double");
   auto it = values_.find({scope, name});
   return it == values_.end() ? spec.double_default : it->second.d;
 }
 
 std::string Config::get_string(const std::string& name, const std::string& scope) const {
-  const ParamSpec& spec = require_param(name);
-  if (spec.type != ParamSpec::kString) throw ConfigError("parameter '" + name + "' is not a string");
+  const ParamSpec& spec = require_param(name, scope);
+  check_type(spec, ParamSpec::kString, "get_string");
   auto it = values_.find({scope, name});
   return it == values_.end() ? std::string(spec.string_default) : it->second.s;
 }
 
 SolverRef Config::get_solver(const std::string& key, const std::string& scope) const {
-  const ParamSpec& spec = require_param(key);
-  if (spec.type != ParamSpec::kSolver) throw ConfigError("parameter '" + key + "' is not a solver");
+  const ParamSpec& spec = require_param(key, scope);
+  check_type(spec, ParamSpec::kSolver, "get_solver");
   auto it = values_.find({scope, key});
+  // An unset key names the registered default, which, like any solver given
+  // as a plain name, reads the default scope.
   if (it == values_.end()) return {spec.string_default, "default"};
   return {it->second.s, it->second.kind == Value::kSolver ? it->second.scope : "default"};
 }
 
 void Config::set_int(const std::string& name, const std::string& scope, int value) {
-  const ParamSpec& spec = require_param(name);
-  if (spec.type != ParamSpec::kInt) {
-    if (spec.type == ParamSpec::kDouble) return set_double(name, scope, value);
-    throw ConfigError("parameter '" + name + "' (scope '" + scope + "') takes a " +
-                      (spec.type == ParamSpec::kString ? "string" : "solver name") +
-                      ", got the number " + std::to_string(value));
-  }
+  const ParamSpec& spec = require_param(name, scope);
+  if (spec.type == ParamSpec::kDouble) return set_double(name, scope, value);
+  if (spec.type != ParamSpec::kInt) throw_type_error(spec, scope, "the number " + std::to_string(value));
+  check_scope(spec, scope);
   Value v;
   v.kind = Value::kInt;
   v.i = value;
@@ -186,13 +116,24 @@ void Config::set_int(const std::string& name, const std::string& scope, int valu
 }
 
 void Config::set_double(const std::string& name, const std::string& scope, double value) {
-  const ParamSpec& spec = require_param(name);
-  if (spec.type == ParamSpec::kInt) return set_int(name, scope, static_cast<int>(value));
-  if (spec.type != ParamSpec::kDouble) {
-    throw ConfigError("parameter '" + name + "' (scope '" + scope + "') takes a " +
-                      (spec.type == ParamSpec::kString ? "string" : "solver name") +
-                      ", got a number");
+  const ParamSpec& spec = require_param(name, scope);
+  if (spec.type == ParamSpec::kString || spec.type == ParamSpec::kSolver) {
+    throw_type_error(spec, scope, "the number " + format_double(value));
   }
+  if (!std::isfinite(value)) {
+    throw ConfigError("parameter '" + name + "' (scope '" + scope + "') got " +
+                      format_double(value) + "; give a finite number");
+  }
+  if (spec.type == ParamSpec::kInt) {
+    // AmgX accepts a JSON double for an integer parameter; one with a
+    // fractional part would be truncated silently, so it is refused.
+    if (value != std::floor(value)) throw_type_error(spec, scope, "the number " + format_double(value));
+    if (value < INT_MIN || value > INT_MAX) {
+      config_internal::throw_out_of_range(spec, scope, format_double(value));
+    }
+    return set_int(name, scope, static_cast<int>(value));
+  }
+  check_scope(spec, scope);
   Value v;
   v.kind = Value::kDouble;
   v.d = value;
@@ -201,10 +142,14 @@ void Config::set_double(const std::string& name, const std::string& scope, doubl
 
 void Config::set_string(const std::string& name, const std::string& scope,
                         const std::string& value) {
-  const ParamSpec& spec = require_param(name);
+  const ParamSpec& spec = require_param(name, scope);
   if (spec.type == ParamSpec::kInt || spec.type == ParamSpec::kDouble) {
-    throw ConfigError("parameter '" + name + "' (scope '" + scope +
-                      "') takes a number, got the string '" + value + "'");
+    throw_type_error(spec, scope, "the string \"" + value + "\"");
+  }
+  check_scope(spec, scope);
+  // eig_solver names an eigensolver, which is checked only when one is built.
+  if (spec.type == ParamSpec::kSolver && name != "eig_solver") {
+    config_internal::check_solver_name(name, scope, value);
   }
   check_allowed(spec, scope, value);
   Value v;
@@ -229,7 +174,5 @@ std::string Config::canonical() const {
   }
   return os.str();
 }
-
-std::vector<std::string> Config::unused_parameter_warnings() const { return {}; }
 
 }  // namespace jaxamg

@@ -49,6 +49,15 @@ class Config {
   void set_double(const std::string& name, const std::string& scope, double value);
   void set_string(const std::string& name, const std::string& scope, const std::string& value);
 
+  // Applies JSON or legacy text on top of this config, for per-solve
+  // overrides (AmgX issue #116). In JSON, a nested object without "solver"
+  // patches the solver that key already names: {"solver": {"tolerance": 1e-9}}
+  // changes the top solver's scope. With "solver" it (re)defines that key's
+  // solver, keeping the existing scope when the name is unchanged and no
+  // "scope" is given. Scope names may be reused, as with
+  // AMGX_config_add_parameters. Throws ConfigError as parse() does.
+  void merge_patch(const std::string& json_or_legacy);
+
   // Deterministic text for cache keys: sorted "scope:name=value" entries.
   std::string canonical() const;
   // Parameters set in a scope where no solver of the resolved tree reads them
@@ -66,9 +75,14 @@ class Config {
   using Key = std::pair<std::string, std::string>;  // (scope, name)
   std::map<Key, Value>& values() { return values_; }
   const std::map<Key, Value>& values() const { return values_; }
+  // Entries the readers accepted but ignored, as AmgX does (a JSON boolean,
+  // null or array); reported by unused_parameter_warnings().
+  std::vector<std::string>& reader_notes() { return notes_; }
+  const std::vector<std::string>& reader_notes() const { return notes_; }
 
  private:
   std::map<Key, Value> values_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace jaxamg

@@ -120,6 +120,25 @@ const ParamSpec* find_param(const std::string& name) {
   return it == index.end() ? nullptr : it->second;
 }
 
+const std::vector<std::string>& amgx_solver_names() {
+  static const std::vector<std::string> names = {
+      "AMG",          "CG",           "PCG",             "PCGF",           "BICGSTAB",
+      "PBICGSTAB",    "GMRES",        "FGMRES",          "IDR",            "IDRMSYNC",
+      "CHEBYSHEV",    "CHEBYSHEV_POLY", "POLYNOMIAL",    "KPZ_POLYNOMIAL", "BLOCK_JACOBI",
+      "JACOBI_L1",    "CF_JACOBI",    "GS",              "FIXCOLOR_GS",    "MULTICOLOR_GS",
+      "MULTICOLOR_DILU", "MULTICOLOR_ILU", "KACZMARZ",   "DENSE_LU_SOLVER", "NOSOLVER"};
+  return names;
+}
+
+bool default_scope_only(const std::string& name) {
+  for (const char* n : {"determinism_flag", "block_format", "separation_interior",
+                        "separation_exterior", "min_rows_latency_hiding",
+                        "fine_level_consolidation", "use_cuda_ipc_consolidation"}) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
 std::string join_allowed(const ParamSpec& spec) {
   std::string s;
   for (const std::string& v : spec.allowed) {

@@ -21,4 +21,16 @@ const std::vector<ParamSpec>& all_params();
 // Comma-separated list of a spec's allowed values (for error messages).
 std::string join_allowed(const ParamSpec& spec);
 
+// Every solver name AmgX's factory registers (core.cu), in its order. The
+// solver-typed keys accept exactly these (eig_solver names an eigensolver
+// and is not checked).
+const std::vector<std::string>& amgx_solver_names();
+// Parameters that AmgX accepts only in the "default" (top-level) scope.
+bool default_scope_only(const std::string& name);
+
+// The whole registry as JSON text, one entry per parameter: type, default,
+// allowed values, whether it opens a scope or is top-level only, and which
+// solvers read it (as AMGX_write_parameters_description; config/describe.cc).
+std::string describe_parameters();
+
 }  // namespace jaxamg
