@@ -207,6 +207,9 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
       }
     }
   }
+  // A zero initial guess that needed no iteration (b = 0, or max_iters 0)
+  // is the answer: write it, the caller's buffer may hold anything.
+  if (x_is_zero && iterations_ == 0) cpu::fill<T>(n, T(0), x);
   if (!cpu::all_finite(n, x)) status_ = Status::kFailed;
   solve_seconds_ = now_seconds() - t0;
   print_solve_stats();

@@ -1,0 +1,99 @@
+// What every Krylov method of the engine shares: an optional preconditioner
+// built from the `preconditioner` key of the solver's scope, the AmgX status
+// rule for Krylov methods (SUCCESS after max_iters when not monitoring), the
+// initial residual, and a transposed solve that reuses the preconditioner's
+// setup.
+#pragma once
+#include <cmath>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "solvers/solver.h"
+
+namespace jaxamg {
+
+template <class T>
+class KrylovSolver : public Solver<T> {
+ public:
+  // `preconditioned` false gives the plain methods (CG, BICGSTAB), which, as
+  // in AmgX, never read the `preconditioner` key of their scope.
+  KrylovSolver(SolverContext& ctx, const std::string& scope, const std::string& name,
+               bool preconditioned);
+
+  // Builds the same method for A^T around the preconditioner's own
+  // transposed solver, so that an AMG preconditioner keeps its hierarchy.
+  std::unique_ptr<Solver<T>> make_transposed(std::shared_ptr<const CsrMatrix<T>> At) const override;
+  std::vector<LevelInfo> hierarchy() const override;
+
+ protected:
+  using Solver<T>::A_;
+  using Solver<T>::r_;
+  using Solver<T>::max_iters_;
+  using Solver<T>::norm_;
+  using Solver<T>::monitor_residual_;
+  using Solver<T>::rows;
+  using Solver<T>::param_int;
+  using Solver<T>::scope_;
+  using Solver<T>::name_;
+
+  // Sets the preconditioner up on A_, then lets the method size its
+  // workspaces (krylov_setup), so that solve_iteration never allocates.
+  void solver_setup(bool reuse_structure) final;
+  virtual void krylov_setup() = 0;
+
+  bool is_krylov() const override { return true; }
+  // Every method here updates r_ by its recurrence, as AmgX's do.
+  bool keeps_residual() const override { return true; }
+
+  // r_ = b - A x; with x_is_zero, x's content is ignored: x = 0 and r_ = b
+  // without a product.
+  void initial_residual(const T* b, T* x, bool x_is_zero);
+  // z = M^{-1} r: one solve of the preconditioner from a zero guess (it runs
+  // its own max_iters), or a copy without one.
+  void precondition(const T* r, T* z);
+  bool has_preconditioner() const { return precond_ != nullptr; }
+  // What a recurrence that cannot continue reports: kConverged if r_ is
+  // exactly zero (the previous step solved the system, which an unmonitored
+  // solve has not noticed), kBreakdown otherwise.
+  IterationResult stop_recurrence() const;
+
+  // Reads a positive integer parameter of this scope (gmres_n_restart, ...);
+  // throws ConfigError naming the parameter, the value and the fix.
+  int positive_param(const std::string& name) const;
+
+  std::unique_ptr<Solver<T>> precond_;
+
+ private:
+  bool preconditioned_;
+  bool precond_created_ = false;
+  // Set by make_transposed: the preconditioner arrives set up on A^T.
+  bool precond_ready_ = false;
+};
+
+// A denominator of a Krylov recurrence (rho, <p, Ap>, omega, ...) that cannot
+// be divided by: exactly zero or not finite. Tiny but nonzero values give
+// large, finite steps, which the convergence test and the loop's NaN/Inf
+// check then judge; a relative cut-off would need norms the methods do not
+// otherwise compute.
+inline bool unusable_divisor(double d) { return d == 0.0 || !std::isfinite(d); }
+
+// The unit roundoff of T, for relative tests on small dense quantities.
+template <class T>
+constexpr double unit_roundoff() {
+  return std::is_same<T, float>::value ? 5.960464477539063e-08 : 1.1102230246251565e-16;
+}
+
+// Creators registered under AmgX names (krylov/register.cc).
+template <class T> std::unique_ptr<Solver<T>> make_cg(SolverContext& ctx, const std::string& scope);
+template <class T> std::unique_ptr<Solver<T>> make_pcg(SolverContext& ctx, const std::string& scope);
+template <class T> std::unique_ptr<Solver<T>> make_pcgf(SolverContext& ctx, const std::string& scope);
+template <class T> std::unique_ptr<Solver<T>> make_bicgstab(SolverContext& ctx, const std::string& scope);
+template <class T> std::unique_ptr<Solver<T>> make_pbicgstab(SolverContext& ctx, const std::string& scope);
+template <class T> std::unique_ptr<Solver<T>> make_gmres(SolverContext& ctx, const std::string& scope);
+template <class T> std::unique_ptr<Solver<T>> make_fgmres(SolverContext& ctx, const std::string& scope);
+template <class T> std::unique_ptr<Solver<T>> make_idr(SolverContext& ctx, const std::string& scope);
+template <class T> std::unique_ptr<Solver<T>> make_idrmsync(SolverContext& ctx, const std::string& scope);
+
+}  // namespace jaxamg
