@@ -1,0 +1,94 @@
+// The native solver cache: an LRU of set-up solvers keyed by the sparsity
+// structure, the configuration, the value type and the block size. An
+// unchanged matrix is never set up twice: the forward and adjoint solves of
+// one gradient share an entry (the adjoint is a transposed solve of the same
+// setup), and a repeated solve with new values on the same pattern is a
+// resetup that keeps the coarsening.
+#pragma once
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/linear_solver.h"
+
+namespace jaxamg::ffi_cache {
+
+struct CacheKey {
+  uint64_t structure_hi = 0;  // AmgX-layout statistics printed by solves whose config asked for them,
+// collected for Python's save_stats_file (taken and cleared by Python).
+void append_stats_text(const std::string& text);
+std::string take_stats_text();
+
+// 128-bit fingerprint of (n, indptr, indices)
+  uint64_t structure_lo = 0;
+  std::string config;         // canonical config text
+  bool is_double = true;
+  int64_t block_dim = 1;
+  int64_t n_rows = 0;
+  int64_t nnz = 0;
+
+  bool operator==(const CacheKey& o) const {
+    return structure_hi == o.structure_hi && structure_lo == o.structure_lo &&
+           is_double == o.is_double && block_dim == o.block_dim && n_rows == o.n_rows &&
+           nnz == o.nnz && config == o.config;
+  }
+};
+
+// One cached solver. Callers lock `mutex` for the whole setup+solve.
+struct Entry {
+  explicit Entry(CacheKey k) : key(std::move(k)) {}
+  CacheKey key;
+  std::mutex mutex;
+  std::unique_ptr<LinearSolver<float>> f32;
+  std::unique_ptr<LinearSolver<double>> f64;
+  std::vector<unsigned char> values;  // the values of the current setup, as bytes
+  bool transposed_used = false;
+  int64_t setups = 0;    // full setups
+  int64_t resetups = 0;  // value changes handled with structure reuse
+  int64_t reuses = 0;    // calls served without any setup work
+};
+
+struct EntryInfo {
+  CacheKey key;
+  bool transposed_used;
+  int64_t setups, resetups, reuses;
+};
+
+class SolverCache {
+ public:
+  static SolverCache& instance();
+
+  // The entry for `key`, created empty on a miss (evicting the least
+  // recently used entries beyond the capacity). In isolated mode (capacity
+  // 0) the entry is not stored.
+  std::shared_ptr<Entry> acquire(const CacheKey& key);
+  void clear();
+  std::vector<EntryInfo> entries();
+  std::size_t capacity();
+  void set_capacity(std::size_t capacity);
+  // Totals over the life of the process (entries come and go).
+  int64_t total_setups() const { return total_setups_; }
+  void count_setup() { std::lock_guard<std::mutex> g(mutex_); ++total_setups_; }
+
+ private:
+  SolverCache();
+  std::mutex mutex_;
+  std::list<std::shared_ptr<Entry>> lru_;  // front: most recently used
+  std::size_t capacity_;
+  int64_t total_setups_ = 0;
+};
+
+// AmgX-layout statistics printed by solves whose config asked for them,
+// collected for Python's save_stats_file (taken and cleared by Python).
+void append_stats_text(const std::string& text);
+std::string take_stats_text();
+
+// 128-bit fingerprint of a CSR structure (used when Python could not compute
+// it at trace time because the indices were traced).
+void fingerprint(int64_t n, const int32_t* indptr, const int32_t* indices, int64_t nnz,
+                 uint64_t* hi, uint64_t* lo);
+
+}  // namespace jaxamg::ffi_cache

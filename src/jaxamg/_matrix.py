@@ -1,0 +1,165 @@
+"""Input normalisation: every accepted matrix form becomes CSR arrays.
+
+``as_csr`` returns a :class:`CsrInput` holding int32 ``indptr``/``indices``
+(NumPy when the structure is concrete, JAX arrays when traced), the values
+(a JAX array, possibly traced) and the shape. The structure fingerprint that
+keys the native solver cache is computed here, once per concrete structure.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import weakref
+from typing import Any
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class CsrInput:
+    indptr: Any  # int32 [n + 1]
+    indices: Any  # int32 [nnz]
+    data: Any  # float [nnz] (JAX array, maybe traced)
+    shape: tuple[int, int]
+    source: Any  # the user's matrix object (for with_cache metadata)
+
+    @property
+    def n_rows(self) -> int:
+        return self.shape[0]
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indices.shape[-1])
+
+
+def _is_tracer(x: Any) -> bool:
+    import jax
+
+    return isinstance(x, jax.core.Tracer)
+
+
+def is_concrete(*arrays: Any) -> bool:
+    return not any(_is_tracer(a) for a in arrays)
+
+
+_fingerprints: "weakref.WeakKeyDictionary[Any, tuple[int, int]]" = weakref.WeakKeyDictionary()
+
+
+def structure_fingerprint(indptr: Any, indices: Any) -> tuple[int, int]:
+    """128-bit hash of a concrete CSR structure as two signed int64s.
+
+    (0, 0) means "unknown" (the structure is traced): the native handler then
+    fingerprints the buffers itself.
+    """
+    if not is_concrete(indptr, indices):
+        return (0, 0)
+    try:
+        cached = _fingerprints.get(indices)
+    except TypeError:  # not weak-referenceable
+        cached = None
+    if cached is not None:
+        return cached
+    h = hashlib.blake2b(digest_size=16)
+    p = np.ascontiguousarray(np.asarray(indptr), dtype=np.int32)
+    i = np.ascontiguousarray(np.asarray(indices), dtype=np.int32)
+    h.update(np.int64(p.shape[0] - 1).tobytes())
+    h.update(p.tobytes())
+    h.update(i.tobytes())
+    digest = h.digest()
+    hi = int.from_bytes(digest[:8], "little", signed=True)
+    lo = int.from_bytes(digest[8:], "little", signed=True)
+    if hi == 0 and lo == 0:
+        lo = 1
+    try:
+        _fingerprints[indices] = (hi, lo)
+    except TypeError:
+        pass
+    return (hi, lo)
+
+
+def _scipy_sparse():
+    import scipy.sparse as sp
+
+    return sp
+
+
+def as_csr(A: Any, where: str = "jaxamg.solve") -> CsrInput:
+    """Converts BCSR, BCOO, SciPy sparse or a dense 2-D array to CSR arrays."""
+    import jax.numpy as jnp
+    from jax.experimental import sparse as jsparse
+
+    if isinstance(A, jsparse.BCSR):
+        if A.n_batch > 0:
+            raise ValueError(
+                f"`{where}` does not support batched BCSR matrices (n_batch={A.n_batch}); "
+                "use jax.vmap over unbatched matrices instead."
+            )
+        if A.n_dense > 0 or A.ndim != 2:
+            raise ValueError(f"`{where}`: `A` must be a 2-D BCSR matrix without dense dimensions.")
+        indptr, indices = A.indptr, A.indices
+        if is_concrete(indptr, indices):
+            indptr = np.asarray(indptr, dtype=np.int32)
+            indices = np.asarray(indices, dtype=np.int32)
+        else:
+            indptr = indptr.astype(jnp.int32)
+            indices = indices.astype(jnp.int32)
+        return CsrInput(indptr, indices, A.data, tuple(A.shape), A)
+    if isinstance(A, jsparse.BCOO):
+        if A.n_batch > 0:
+            raise ValueError(
+                f"`{where}` does not support batched BCOO matrices (n_batch={A.n_batch}); "
+                "use jax.vmap over unbatched matrices instead."
+            )
+        if not is_concrete(A.indices):
+            raise ValueError(
+                f"`{where}`: a BCOO matrix with traced indices cannot be converted to CSR; "
+                "pass a BCSR matrix or keep the indices concrete (outside jit)."
+            )
+        return as_csr(jsparse.BCSR.from_bcoo(A.sort_indices()), where)
+    sp = _scipy_sparse()
+    if sp.issparse(A):
+        if A.format not in ("csr", "csc", "coo", "bsr", "lil", "dok"):
+            raise TypeError(
+                f"`{where}`: SciPy sparse format '{A.format}' is not supported; "
+                "pass csr, csc, coo, bsr, lil or dok."
+            )
+        M = A.tocsr()
+        M.sum_duplicates()
+        M.sort_indices()
+        data = jnp.asarray(M.data)
+        return CsrInput(
+            M.indptr.astype(np.int32), M.indices.astype(np.int32), data, tuple(M.shape), A
+        )
+    if isinstance(A, np.ndarray) or hasattr(A, "__jax_array__") or _is_jax_array(A):
+        if A.ndim != 2:
+            raise ValueError(
+                f"`{where}`: a dense `A` must be 2-D, got an array of shape {tuple(A.shape)}."
+            )
+        if not is_concrete(A):
+            # Traced dense values: the sparsity is unknown, so use the full
+            # pattern. Correct and differentiable; meant for small systems.
+            n_rows, n_cols = A.shape
+            indptr = np.arange(0, (n_rows + 1) * n_cols, n_cols, dtype=np.int32)
+            indices = np.tile(np.arange(n_cols, dtype=np.int32), n_rows)
+            return CsrInput(indptr, indices, jnp.reshape(A, (-1,)), (n_rows, n_cols), A)
+        M = sp.csr_matrix(np.asarray(A))
+        M.sort_indices()
+        return CsrInput(
+            M.indptr.astype(np.int32),
+            M.indices.astype(np.int32),
+            jnp.asarray(M.data),
+            tuple(M.shape),
+            A,
+        )
+    raise TypeError(
+        f"`{where}`: `A` of type {type(A).__name__} is not supported; pass a "
+        "jax.experimental.sparse BCSR/BCOO matrix, a SciPy sparse matrix "
+        "(csr, csc, coo, bsr, lil, dok), a dense 2-D array, or a callable operator."
+    )
+
+
+def _is_jax_array(x: Any) -> bool:
+    import jax
+
+    return isinstance(x, jax.Array)

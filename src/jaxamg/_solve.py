@@ -1,0 +1,388 @@
+"""`jaxamg.solve`: x = A^-1 b through the native engine, differentiable.
+
+The solve is a ``jax.lax.custom_linear_solve`` whose ``solve`` and
+``transpose_solve`` are FFI calls and whose ``matvec`` is a CSR product in
+JAX. JAX derives every derivative from that: reverse mode solves with A^T
+(reusing the forward setup in the native cache) and gives
+``dL/dA_ij = -lambda_i x_j`` on the sparsity pattern through ``matvec``;
+forward mode solves ``A dx = db - dA x``; and both compose (grad of grad,
+jacfwd of grad, vmap of grad).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import _ffi
+from ._matrix import CsrInput, as_csr, is_concrete, structure_fingerprint
+from ._status import AMGXStatus
+
+
+class AdjointConvergenceWarning(UserWarning):
+    """The adjoint (transposed) solve of a gradient did not converge."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Static:
+    config: str
+    structure: tuple[int, int]
+    reuse_setup: bool
+    block_dim: int
+    history_len: int
+    symmetric: bool
+    use_x0: bool
+
+
+def _preferred_dtype(data: Any, b: Any):
+    """float64 if A or b is float64 (and x64 is on), else float32."""
+    import jax.numpy as jnp
+
+    def is64(x):
+        return np.dtype(getattr(x, "dtype", np.float32)) == np.float64
+
+    if (is64(data) or is64(b)) and jnp.zeros((), jnp.float64).dtype == np.float64:
+        return jnp.float64
+    return jnp.float32
+
+
+def jax_jit_lazy(fun=None, **jit_kwargs):
+    """jax.jit applied on first call, so importing this module needs no JAX."""
+    if fun is None:
+        return functools.partial(jax_jit_lazy, **jit_kwargs)
+    compiled = []
+
+    @functools.wraps(fun)
+    def wrapper(*args, **kwargs):
+        if not compiled:
+            import jax
+
+            compiled.append(jax.jit(fun, **jit_kwargs))
+        return compiled[0](*args, **kwargs)
+
+    return wrapper
+
+
+def _report_adjoint(stats) -> None:
+    """Runs at execution time (eager or jit) after every adjoint solve."""
+    stats = np.asarray(stats).reshape(-1, stats.shape[-1])
+    for row in stats:
+        status = int(row[2])
+        if status != AMGXStatus.SUCCESS:
+            message = (
+                f"jaxamg: the adjoint solve of a gradient ended with {AMGXStatus(status)} "
+                f"after {int(row[0])} iterations (residual {float(row[1]):.3e}); the gradient "
+                "is inaccurate. Raise max_iters, loosen nothing, or pick a solver suited to A^T "
+                "(e.g. FGMRES)."
+            )
+            if os.environ.get("JAXAMG_ADJOINT_FAILURE", "warn") == "raise":
+                raise RuntimeError(message)
+            warnings.warn(message, AdjointConvergenceWarning, stacklevel=2)
+
+
+@functools.lru_cache(maxsize=32)
+def _device_structure(fingerprint: tuple[int, int], indptr_bytes: bytes, indices_bytes: bytes):
+    """Device copies of a concrete structure, made once per structure."""
+    import jax.numpy as jnp
+
+    indptr = np.frombuffer(indptr_bytes, dtype=np.int32)
+    indices = np.frombuffer(indices_bytes, dtype=np.int32)
+    rows = np.repeat(np.arange(indptr.shape[0] - 1, dtype=np.int32), np.diff(indptr))
+    return jnp.asarray(indptr), jnp.asarray(indices), jnp.asarray(rows)
+
+
+def structure_arrays(csr: CsrInput, fingerprint: tuple[int, int]):
+    """(indptr, indices, rows) as arrays for the jitted core."""
+    import jax.numpy as jnp
+
+    if fingerprint != (0, 0):
+        cached = _structure_memo.get(fingerprint)
+        if cached is None:
+            cached = _device_structure(
+                fingerprint,
+                np.ascontiguousarray(csr.indptr, dtype=np.int32).tobytes(),
+                np.ascontiguousarray(csr.indices, dtype=np.int32).tobytes(),
+            )
+            _structure_memo[fingerprint] = cached
+            while len(_structure_memo) > 32:
+                _structure_memo.pop(next(iter(_structure_memo)))
+        return cached
+    n = csr.n_rows
+    rows = jnp.repeat(
+        jnp.arange(n, dtype=jnp.int32), jnp.diff(csr.indptr), total_repeat_length=csr.nnz
+    )
+    return csr.indptr, csr.indices, rows
+
+
+_structure_memo: dict = {}
+
+
+@functools.partial(jax_jit_lazy, static_argnames=("st",))
+def linear_solve(indptr, indices, rows, data, b, x0, st: _Static):
+    """The differentiable core: returns (x, stats).
+
+    Jitted with the configuration static, so eager calls and eager gradients
+    reuse compiled code instead of re-tracing the linear solve every time.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    n = b.shape[-1]
+    x0 = jax.lax.stop_gradient(x0)
+    fixed = jax.lax.stop_gradient(data)
+
+    def matvec(x):
+        return jax.ops.segment_sum(data * x[indices], rows, num_segments=n)
+
+    def call(rhs, guess, transpose, use_x0):
+        return _ffi.solve_call(
+            indptr,
+            indices,
+            fixed,
+            rhs,
+            guess,
+            config=st.config,
+            structure=st.structure,
+            transpose=transpose,
+            use_x0=use_x0,
+            reuse_setup=st.reuse_setup,
+            block_dim=st.block_dim,
+            history_len=st.history_len,
+        )
+
+    def forward(_matvec, rhs):
+        return call(rhs, x0, False, st.use_x0)
+
+    def adjoint(_matvec, rhs):
+        # The adjoint always starts from zero; a symmetric matrix reuses the
+        # forward operator, otherwise the engine solves with A^T on the
+        # forward setup.
+        x, stats = call(rhs, jnp.zeros_like(rhs), not st.symmetric, False)
+        jax.debug.callback(_report_adjoint, stats)
+        return x, stats
+
+    return jax.lax.custom_linear_solve(matvec, b, forward, adjoint, has_aux=True)
+
+
+def make_info(stats, history_len: int) -> dict:
+    """`info` from the stats vector: Python scalars when concrete, arrays when traced."""
+    if not is_concrete(stats):
+        return {
+            "iterations": stats[..., 0],
+            "residual": stats[..., 1],
+            "status": stats[..., 2],
+            "residual_history": stats[..., 3:],
+        }
+    s = np.asarray(stats)
+    if s.ndim > 1:  # a batch computed eagerly: keep arrays
+        return {
+            "iterations": s[..., 0].astype(int),
+            "residual": s[..., 1],
+            "status": s[..., 2].astype(int),
+            "residual_history": s[..., 3:],
+        }
+    iterations = int(s[0])
+    history = s[3 : 3 + iterations + 1]
+    history = history[~np.isnan(history)]
+    return {
+        "iterations": iterations,
+        "residual": float(s[1]),
+        "status": AMGXStatus(int(s[2])),
+        "residual_history": [float(v) for v in history],
+    }
+
+
+def _to_runtime_error(e: Exception) -> Exception:
+    """An engine error raised through XLA, re-raised as a Python error."""
+    text = str(e)
+    for prefix, kind in (
+        ("INVALID_ARGUMENT: ", ValueError),
+        ("UNIMPLEMENTED: ", NotImplementedError),
+        ("INTERNAL: ", RuntimeError),
+    ):
+        if prefix in text:
+            message = text.split(prefix, 1)[1].split("\n")[0]
+            return kind(f"jaxamg.solve: {message}")
+    return RuntimeError(f"jaxamg.solve: {text}")
+
+
+def _check_vector(name: str, v: Any, n: int) -> None:
+    shape = tuple(getattr(v, "shape", ()))
+    if len(shape) != 1:
+        raise ValueError(
+            f"`jaxamg.solve`: `{name}` must be a 1-D vector of length {n}, got shape {shape}; "
+            "use jax.vmap for several right-hand sides."
+        )
+    if shape[0] != n:
+        raise ValueError(
+            f"`jaxamg.solve`: `{name}` has {shape[0]} entries but `A` has {n} rows; "
+            "pass one entry per row."
+        )
+
+
+def _check_dtype(name: str, dtype: Any) -> None:
+    kind = np.dtype(dtype).kind
+    if kind == "c":
+        raise TypeError(
+            f"`jaxamg.solve`: `{name}` is complex ({np.dtype(dtype)}); complex systems are not "
+            "supported. Solve the real 2x2 block form instead."
+        )
+    if kind not in "fiub":
+        raise TypeError(f"`jaxamg.solve`: `{name}` has unsupported dtype {np.dtype(dtype)}.")
+
+
+def solve(
+    A: Any,
+    b: Any,
+    x0: Any = None,
+    config: dict | None = None,
+    block_dim: int = 1,
+    comm: Any = None,
+    nglobal: int | None = None,
+    partition_info: Any = None,
+    save_stats_file: Any = None,
+    reuse_setup: bool = False,
+    nullspace: Any = None,
+    transpose_nullspace: Any = None,
+    **kwargs: Any,
+):
+    """Solves ``A x = b`` with the jaxamg engine; returns ``(x, info)``.
+
+    **Arguments:**
+
+    - `A`: a `jax.experimental.sparse` BCSR or BCOO matrix, a SciPy sparse
+      matrix (csr, csc, coo, bsr, lil, dok) or a dense 2-D array.
+    - `b`: the right-hand side, a vector with one entry per row of `A`.
+    - `x0`: an optional initial guess (same shape as `b`). It changes the
+      iteration count only; its gradient is zero.
+    - `config`: an AmgX-style config dict (flat or nested); merged over the
+      default (PBICGSTAB preconditioned by classical AMG), see
+      :mod:`jaxamg.config`. `**kwargs` override keys of the outer solver.
+    - `save_stats_file`: write AmgX-layout grid and iteration statistics to
+      this path (direct calls only, not under a transformation).
+    - `reuse_setup`: on a cache hit with new values, keep the hierarchy and
+      only swap the fine matrix values (cheaper, may converge slower).
+
+    **Returns:** `x` (the dtype rule: float64 if `A` or `b` is float64, else
+    float32) and `info`: `iterations`, `residual`, `status`
+    (:class:`jaxamg.AMGXStatus`), `residual_history` (trimmed when called
+    directly, NaN-padded to `max_iters + 1` entries under a transformation).
+
+    Non-convergence is data, not an exception: check `info["status"]`.
+    Gradients: `jax.grad`, `jax.jvp` and `jax.vmap` work through the solve;
+    an adjoint solve that fails to converge emits an
+    :class:`AdjointConvergenceWarning` (set `JAXAMG_ADJOINT_FAILURE=raise` to
+    raise instead).
+    """
+    import jax
+    import jax.numpy as jnp
+
+    from .config import prepare_config, outer_max_iters
+
+    if comm is not None or nglobal is not None or partition_info is not None:
+        raise NotImplementedError(
+            "`jaxamg.solve`: the MPI interface (comm, nglobal, partition_info) is not available "
+            "in this build yet."
+        )
+    if nullspace is not None or transpose_nullspace is not None:
+        raise NotImplementedError(
+            "`jaxamg.solve`: null-space arguments are not available in this build yet."
+        )
+    if callable(A) and not hasattr(A, "shape"):
+        raise NotImplementedError(
+            "`jaxamg.solve`: matrix-free operators are not available in this build yet; pass a "
+            "sparse or dense matrix."
+        )
+    if not isinstance(block_dim, (int, np.integer)) or isinstance(block_dim, bool) or block_dim < 1:
+        raise ValueError(f"`jaxamg.solve`: `block_dim` must be an integer >= 1, got {block_dim!r}.")
+    csr = as_csr(A)
+    n_rows, n_cols = csr.shape
+    if n_rows != n_cols:
+        raise ValueError(
+            f"`jaxamg.solve`: `A` must be square, got shape {csr.shape}; pass a square matrix."
+        )
+    if n_rows == 0:
+        raise ValueError("`jaxamg.solve`: `A` is empty (0 rows); pass a non-empty matrix.")
+    if not hasattr(b, "shape"):
+        b = np.asarray(b)
+    _check_dtype("b", b.dtype)
+    _check_dtype("A", csr.data.dtype)
+    _check_vector("b", b, n_rows)
+    if n_rows % block_dim != 0:
+        raise ValueError(
+            f"`jaxamg.solve`: the {n_rows} rows are not divisible by block_dim={block_dim}; "
+            "pass a block_dim that divides the number of rows."
+        )
+    if x0 is not None:
+        if tuple(getattr(x0, "shape", np.shape(x0))) != tuple(b.shape):
+            raise ValueError(
+                f"`jaxamg.solve`: x0 must have the same shape as b, got {np.shape(x0)} and "
+                f"{tuple(b.shape)}."
+            )
+    if save_stats_file is not None and not is_concrete(csr.data, b):
+        raise ValueError(
+            "`jaxamg.solve`: `save_stats_file` works only in a direct call, not under jax.jit, "
+            "jax.grad or jax.vmap; call solve directly to write statistics."
+        )
+    dtype = _preferred_dtype(csr.data, b)
+    data = jnp.asarray(csr.data, dtype=dtype)
+    b = jnp.asarray(b, dtype=dtype)
+    use_x0 = x0 is not None
+    x0 = jnp.zeros_like(b) if x0 is None else jnp.asarray(x0, dtype=dtype)
+    if is_concrete(data, b, x0):
+        for name, v in (("A", data), ("b", b), ("x0", x0)):
+            if not bool(jnp.all(jnp.isfinite(v))):
+                raise ValueError(
+                    f"`jaxamg.solve`: `{name}` contains NaN or infinite values; pass finite "
+                    "values (under jax.jit such input gives status FAILED and a NaN solution)."
+                )
+    config_text = prepare_config(
+        config, save_stats=save_stats_file is not None, block_dim=int(block_dim), **kwargs
+    )
+    _validate_with_engine(config_text)
+    fingerprint = structure_fingerprint(csr.indptr, csr.indices)
+    indptr, indices, rows = structure_arrays(csr, fingerprint)
+    st = _Static(
+        config=config_text,
+        structure=fingerprint,
+        reuse_setup=bool(reuse_setup),
+        block_dim=int(block_dim),
+        history_len=outer_max_iters(config_text) + 1,
+        symmetric=bool(getattr(csr.source, "_is_symmetric", False)),
+        use_x0=use_x0,
+    )
+    if save_stats_file is not None:
+        _ffi.native().take_stats_text()  # drop text left by earlier solves
+    direct = is_concrete(data, b, x0)
+    try:
+        x, stats = linear_solve(indptr, indices, rows, data, b, x0, st)
+        if direct:
+            x = jax.block_until_ready(x)
+    except jax.errors.JaxRuntimeError as e:
+        raise _to_runtime_error(e) from None
+    info = make_info(stats, st.history_len)
+    if save_stats_file is not None:
+        from ._stats import write_stats_file
+
+        write_stats_file(_ffi.native().take_stats_text(), save_stats_file)
+    return x, info
+
+
+@functools.lru_cache(maxsize=256)
+def _validate_with_engine(config_text: str) -> None:
+    """Parses the config with the engine once per distinct text, so unknown
+    keys and values fail here, in Python, naming the key."""
+    from ._errors import ConfigError
+    from ._native import engine
+
+    try:
+        engine().canonical_config(config_text)
+    except ConfigError:
+        raise
+    except ValueError as e:
+        raise ConfigError(f"`jaxamg.solve`: invalid config: {e}") from None

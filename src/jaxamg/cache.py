@@ -1,0 +1,102 @@
+"""Caching: metadata attached to matrices and operators (`with_cache`) and the
+native solver cache (`get_solver_cache_info`, `clear_solver_cache`,
+`finalize`).
+
+The native cache keys a set-up solver by the sparsity structure (a 128-bit
+fingerprint computed once in Python when the structure is concrete), the
+config, the dtype and the block size. A call with the same values reuses the
+setup; new values on the same pattern trigger a resetup that keeps the
+coarsening. Its capacity is ``JAXAMG_CACHE_SIZE`` (default 8; 0 disables
+reuse).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["with_cache", "get_solver_cache_info", "clear_solver_cache", "finalize"]
+
+_UNSET = object()
+
+
+def with_cache(
+    A: Any,
+    *,
+    coloring: Any = None,
+    mpi: Any = None,
+    is_symmetric: bool = False,
+    nullspace: Any = None,
+    transpose_nullspace: Any = None,
+) -> Any:
+    """Attaches solver metadata to `A` in place and returns `A`.
+
+    - `is_symmetric=True`: the adjoint solve of a gradient reuses the forward
+      operator instead of solving with A^T. Setting it on a nonsymmetric
+      matrix makes gradients silently wrong. `False` never clears the flag.
+    - `coloring`, `mpi`, `nullspace`, `transpose_nullspace`: stored for the
+      operator, MPI and null-space features.
+    """
+    updates = {}
+    if coloring is not None:
+        updates["_coloring_info"] = coloring
+    if mpi is not None:
+        updates["_mpi_cache"] = mpi
+    if is_symmetric:
+        updates["_is_symmetric"] = True
+    if nullspace is not None:
+        updates["_nullspace"] = nullspace
+    if transpose_nullspace is not None:
+        updates["_transpose_nullspace"] = transpose_nullspace
+    for name, value in updates.items():
+        try:
+            setattr(A, name, value)
+        except (AttributeError, TypeError) as e:
+            raise TypeError(
+                f"`jaxamg.with_cache`: cannot attach metadata to an object of type "
+                f"{type(A).__name__} ({e}); wrap it in a BCSR matrix or a Python function."
+            ) from None
+    return A
+
+
+def get_solver_cache_info() -> dict:
+    """The native cache: ``{"single_gpu": {"size", "capacity", "entries"},
+    "mpi": {...}, "isolated_mode": bool}`` (the layout JAX-AMG uses; the
+    "single_gpu" section holds single-process solves on any device).
+
+    Each entry: n_rows, nnz, mode ("float32"/"float64"), transpose_solve,
+    block_dim, structure_hash, config (as a dict), and the counters setups,
+    resetups and reuses.
+    """
+    from ._ffi import native
+
+    raw = native().cache_info()
+    entries = []
+    for e in raw["entries"]:
+        entry = dict(e)
+        try:
+            entry["config"] = json.loads(entry["config"])
+        except ValueError:
+            pass
+        entries.append(entry)
+    return {
+        "single_gpu": {"size": raw["size"], "capacity": raw["capacity"], "entries": entries},
+        "mpi": {"size": 0, "capacity": raw["capacity"], "entries": []},
+        "isolated_mode": raw["capacity"] == 0,
+        "total_setups": raw["total_setups"],
+    }
+
+
+def clear_solver_cache() -> None:
+    """Frees every cached solver (the next solve sets up from scratch)."""
+    from ._ffi import native
+
+    native().clear_cache()
+
+
+def finalize() -> None:
+    """Clears the caches and releases native resources; safe to call twice."""
+    try:
+        clear_solver_cache()
+    except ImportError:
+        pass

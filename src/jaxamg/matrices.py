@@ -1,0 +1,244 @@
+"""Test problems: sparse matrices (JAX BCSR), matrix-free operators and
+right-hand sides.
+
+Structures are built with NumPy; values are JAX arrays computed from the
+parameters, so `diagonal_value` and `skew` can be traced and differentiated
+(the gradient of a loss with respect to a builder's parameter flows through
+the matrix values).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "tridiagonal_matrix",
+    "poisson_matrix",
+    "poisson3d_matrix",
+    "random_matrix",
+    "convection_diffusion_matrix_2d",
+    "tridiagonal_operator",
+    "poisson_operator",
+    "poisson3d_operator",
+    "rhs_ones",
+    "rhs_linear",
+    "rhs_random",
+]
+
+
+def _dtype(dtype: Any, default: Any = None):
+    import jax.numpy as jnp
+
+    return jnp.dtype(default or jnp.float32) if dtype is None else jnp.dtype(dtype)
+
+
+def _bcsr(indptr, indices, data, n: int):
+    from jax.experimental import sparse as jsparse
+
+    return jsparse.BCSR((data, indices, indptr), shape=(n, n))
+
+
+def _stencil_structure(shape: tuple[int, ...]):
+    """CSR structure of the (2d+1)-point stencil on a grid in C order, and for
+    every stored entry its kind: 0 = diagonal, 2a+1 = lower neighbour along
+    axis a, 2a+2 = upper neighbour along axis a."""
+    n = int(np.prod(shape))
+    idx = np.arange(n).reshape(shape)
+    rows, cols, kinds = [idx.ravel()], [idx.ravel()], [np.zeros(n, dtype=np.int8)]
+    for axis in range(len(shape)):
+        for direction, kind in ((-1, 2 * axis + 1), (1, 2 * axis + 2)):
+            src = [slice(None)] * len(shape)
+            dst = [slice(None)] * len(shape)
+            if direction < 0:
+                src[axis], dst[axis] = slice(1, None), slice(None, -1)
+            else:
+                src[axis], dst[axis] = slice(None, -1), slice(1, None)
+            r = idx[tuple(src)].ravel()
+            rows.append(r)
+            cols.append(idx[tuple(dst)].ravel())
+            kinds.append(np.full(r.shape, kind, dtype=np.int8))
+    rows, cols, kinds = (np.concatenate(a) for a in (rows, cols, kinds))
+    order = np.lexsort((cols, rows))
+    rows, cols, kinds = rows[order], cols[order], kinds[order]
+    indptr = np.zeros(n + 1, dtype=np.int32)
+    np.add.at(indptr, rows + 1, 1)
+    return np.cumsum(indptr).astype(np.int32), cols.astype(np.int32), kinds
+
+
+def tridiagonal_matrix(n: int, diagonal_value: Any = 2.0, dtype: Any = None):
+    """The n x n matrix with `diagonal_value` on the diagonal and -1 beside it."""
+    import jax.numpy as jnp
+
+    if n < 1:
+        raise ValueError(f"`tridiagonal_matrix`: n must be >= 1, got {n}.")
+    indptr, indices, kinds = _stencil_structure((n,))
+    dt = _dtype(dtype)
+    diag = jnp.asarray(diagonal_value, dtype=dt)
+    data = jnp.where(jnp.asarray(kinds == 0), diag, jnp.asarray(-1.0, dt)).astype(dt)
+    return _bcsr(jnp.asarray(indptr), jnp.asarray(indices), data, n)
+
+
+def _skewed_stencil(shape: tuple[int, ...], diagonal: float, skew: Any, dtype: Any):
+    import jax.numpy as jnp
+
+    indptr, indices, kinds = _stencil_structure(shape)
+    dt = _dtype(dtype)
+    skew = jnp.asarray(skew, dtype=dt)
+    lower = -1.0 - skew / 2  # west / north neighbours (index - 1 along an axis)
+    upper = -1.0 + skew / 2
+    k = jnp.asarray(kinds)
+    data = jnp.where(k == 0, jnp.asarray(diagonal, dt), jnp.where(k % 2 == 1, lower, upper))
+    n = int(np.prod(shape))
+    return _bcsr(jnp.asarray(indptr), jnp.asarray(indices), data.astype(dt), n)
+
+
+def poisson_matrix(n: int, skew: Any = 0.0, dtype: Any = None):
+    """2-D 5-point Laplacian on an n x n grid (size n^2, row i*n + j), diagonal
+    4; the west and north neighbours get -1 - skew/2, east and south
+    -1 + skew/2 (nonsymmetric for skew != 0)."""
+    return _skewed_stencil((n, n), 4.0, skew, dtype)
+
+
+def poisson3d_matrix(n: int, skew: Any = 0.0, dtype: Any = None):
+    """3-D 7-point Laplacian on an n^3 grid (row i*n^2 + j*n + k), diagonal 6,
+    with the skew convention of :func:`poisson_matrix` along every axis."""
+    return _skewed_stencil((n, n, n), 6.0, skew, dtype)
+
+
+def random_matrix(n: int, density: float = 0.01, dtype: Any = None, seed: int = 0):
+    """A random sparse matrix made diagonally dominant: the diagonal is set to
+    the row's absolute sum plus one."""
+    import jax.numpy as jnp
+    import scipy.sparse as sp
+
+    M = sp.random(n, n, density=density, format="csr", random_state=seed, dtype=np.float64)
+    M = M.tolil()
+    M.setdiag(0.0)
+    M = M.tocsr()
+    M = M + sp.diags(np.asarray(abs(M).sum(axis=1)).ravel() + 1.0)
+    M = M.tocsr()
+    M.sort_indices()
+    dt = _dtype(dtype)
+    return _bcsr(
+        jnp.asarray(M.indptr.astype(np.int32)),
+        jnp.asarray(M.indices.astype(np.int32)),
+        jnp.asarray(M.data, dtype=dt),
+        n,
+    )
+
+
+def convection_diffusion_matrix_2d(
+    n: int, epsilon: float = 1.0, theta: float = 0.0, velocity: float = 100.0, dtype: Any = None
+):
+    """-epsilon Laplace(u) + v . grad(u) on an n x n grid, h = 1/(n-1): 5-point
+    diffusion scaled by 1/h^2 and first-order upwind convection scaled by 1/h,
+    with velocity magnitude `velocity` at angle `theta`."""
+    import jax.numpy as jnp
+
+    if n < 2:
+        raise ValueError(f"`convection_diffusion_matrix_2d`: n must be >= 2, got {n}.")
+    h = 1.0 / (n - 1)
+    vx, vy = velocity * np.cos(theta), velocity * np.sin(theta)
+    indptr, indices, kinds = _stencil_structure((n, n))
+    d = epsilon / h**2
+    # Axis 0 is y (row index i), axis 1 is x (column index j).
+    values = np.empty(kinds.shape, dtype=np.float64)
+    values[kinds == 0] = 4 * d + (abs(vx) + abs(vy)) / h
+    values[kinds == 1] = -d - max(vy, 0.0) / h
+    values[kinds == 2] = -d + min(vy, 0.0) / h
+    values[kinds == 3] = -d - max(vx, 0.0) / h
+    values[kinds == 4] = -d + min(vx, 0.0) / h
+    dt = _dtype(dtype)
+    return _bcsr(jnp.asarray(indptr), jnp.asarray(indices), jnp.asarray(values, dtype=dt), n * n)
+
+
+def tridiagonal_operator(diagonal_value: Any = 2.0, dtype: Any = None):
+    """Matrix-free [-1, d, -1] operator (a 'same'-mode 1-D convolution)."""
+    import jax.numpy as jnp
+
+    def apply(x):
+        d = jnp.asarray(diagonal_value, dtype=x.dtype if dtype is None else dtype)
+        kernel = jnp.stack([-jnp.ones_like(d), d, -jnp.ones_like(d)])
+        return jnp.convolve(x, kernel, mode="same")
+
+    return apply
+
+
+def poisson_operator(skew: Any = 0.0, dtype: Any = None):
+    """Matrix-free 2-D 5-point operator on a square grid (length n^2), by a 3x3
+    convolution with zero (Dirichlet) fill. Convolution flips the kernel, so
+    for skew != 0 this is the transpose of :func:`poisson_matrix`."""
+    import jax
+    import jax.numpy as jnp
+
+    def apply(x):
+        n = int(round(np.sqrt(x.shape[-1])))
+        if n * n != x.shape[-1]:
+            raise ValueError(
+                f"`poisson_operator`: the input length {x.shape[-1]} is not a perfect square."
+            )
+        dt = x.dtype if dtype is None else dtype
+        s = jnp.asarray(skew, dtype=dt)
+        lo, up = -1.0 - s / 2, -1.0 + s / 2
+        z = jnp.zeros((), dt)
+        kernel = jnp.stack(
+            [jnp.stack([z, up, z]), jnp.stack([up, jnp.asarray(4.0, dt), lo]), jnp.stack([z, lo, z])]
+        )
+        grid = x.reshape(1, 1, n, n)
+        # The kernel is written as a convolution kernel (flipped relative to
+        # the stencil), as in JAX-AMG; lax.conv correlates, so it is given
+        # the flipped form directly.
+        out = jax.lax.conv_general_dilated(
+            grid, kernel.reshape(1, 1, 3, 3).astype(dt), (1, 1), "SAME"
+        )
+        return out.reshape(x.shape)
+
+    return apply
+
+
+def poisson3d_operator(robin: Any = 0.0, diagonal_value: Any = 6.0):
+    """Matrix-free 3-D 7-point operator on an n^3 grid (n inferred), built from
+    shifted adds; `robin` is added to the diagonal once per boundary face."""
+    import jax.numpy as jnp
+
+    def apply(x):
+        n = int(round(x.shape[-1] ** (1 / 3)))
+        if n**3 != x.shape[-1]:
+            raise ValueError(f"`poisson3d_operator`: the input length {x.shape[-1]} is not a cube.")
+        u = x.reshape(n, n, n)
+        out = jnp.asarray(diagonal_value, x.dtype) * u
+        for axis in range(3):
+            pad = [(0, 0)] * 3
+            pad[axis] = (1, 0)
+            lower = jnp.pad(u, pad)[tuple(slice(0, n) if a == axis else slice(None) for a in range(3))]
+            pad[axis] = (0, 1)
+            upper = jnp.pad(u, pad)[tuple(slice(1, n + 1) if a == axis else slice(None) for a in range(3))]
+            out = out - lower - upper
+            faces = jnp.zeros(n, x.dtype).at[0].add(1).at[-1].add(1)
+            shape = [1, 1, 1]
+            shape[axis] = n
+            out = out + jnp.asarray(robin, x.dtype) * faces.reshape(shape) * u
+        return out.reshape(x.shape)
+
+    return apply
+
+
+def rhs_ones(n: int, dtype: Any = None):
+    import jax.numpy as jnp
+
+    return jnp.ones(n, dtype=_dtype(dtype))
+
+
+def rhs_linear(n: int, dtype: Any = None):
+    import jax.numpy as jnp
+
+    return jnp.linspace(0.0, 1.0, n, dtype=_dtype(dtype))
+
+
+def rhs_random(n: int, seed: Any = 0, dtype: Any = None):
+    """Normal samples from PRNGKey(seed); usable under jax.vmap over seeds."""
+    import jax
+
+    return jax.random.normal(jax.random.PRNGKey(seed), (n,), dtype=_dtype(dtype))

@@ -1,0 +1,183 @@
+"""jaxamg.solve against independent references: SciPy spsolve over a zoo of
+matrices, dtypes and input formats; jit, vmap and eager agree; statuses."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from jax.experimental import sparse as jsparse
+
+import jaxamg
+from jaxamg import matrices
+
+jax.config.update("jax_enable_x64", True)
+
+TIGHT = {"tolerance": 1e-10, "max_iters": 500}
+
+
+def spd_matrix(rng, n):
+    """Random sparse SPD matrix: a 2-D Laplacian plus a random SPD perturbation."""
+    m = int(np.sqrt(n))
+    L = sp.csr_matrix(np.asarray(matrices.poisson_matrix(m).todense(), dtype=np.float64))
+    R = sp.random(n, n, density=3.0 / n, random_state=rng.integers(1 << 31)) * 0.1
+    return (L + R @ R.T).tocsr()
+
+
+def nonsymmetric_matrix(rng, n):
+    m = int(np.sqrt(n))
+    A = sp.csr_matrix(np.asarray(matrices.poisson_matrix(m, skew=0.7).todense(), dtype=np.float64))
+    R = sp.random(n, n, density=2.0 / n, random_state=rng.integers(1 << 31)) * 0.2
+    return (A + R).tocsr()
+
+
+def to_format(A, fmt):
+    if fmt == "bcsr":
+        return jsparse.BCSR.from_scipy_sparse(A)
+    if fmt == "bcoo":
+        return jsparse.BCOO.from_scipy_sparse(A)
+    if fmt == "dense_np":
+        return A.toarray()
+    if fmt == "dense_jax":
+        return jnp.asarray(A.toarray())
+    return A.asformat(fmt)
+
+
+@pytest.mark.parametrize(
+    "fmt", ["bcsr", "bcoo", "csr", "csc", "coo", "bsr", "lil", "dok", "dense_np", "dense_jax"]
+)
+@pytest.mark.parametrize("kind", ["spd", "nonsymmetric"])
+def test_matches_spsolve_every_format(rng, fmt, kind):
+    n = 64
+    A = spd_matrix(rng, n) if kind == "spd" else nonsymmetric_matrix(rng, n)
+    b = rng.normal(size=n)
+    x, info = jaxamg.solve(to_format(A, fmt), jnp.asarray(b), **TIGHT)
+    assert info["status"] == jaxamg.AMGXStatus.SUCCESS
+    np.testing.assert_allclose(np.asarray(x), spla.spsolve(A.tocsc(), b), rtol=1e-7, atol=1e-9)
+    assert x.dtype == jnp.float64
+
+
+@pytest.mark.parametrize("solver", ["PCG", "PBICGSTAB", "GMRES", "FGMRES", "PCGF"])
+def test_solvers_float32_and_float64(rng, solver):
+    n = 100
+    A = spd_matrix(rng, n)
+    b = rng.normal(size=n)
+    ref = spla.spsolve(A.tocsc(), b)
+    for dtype, rtol in ((np.float64, 1e-7), (np.float32, 2e-3)):
+        Aj = jsparse.BCSR.from_scipy_sparse(A.astype(dtype))
+        x, info = jaxamg.solve(Aj, jnp.asarray(b, dtype), solver=solver, tolerance=1e-10 if dtype == np.float64 else 1e-5)
+        assert x.dtype == dtype
+        assert info["status"] == jaxamg.AMGXStatus.SUCCESS, info
+        np.testing.assert_allclose(np.asarray(x), ref, rtol=rtol, atol=rtol * np.abs(ref).max())
+
+
+def test_dtype_rule_promotes_to_float64(rng):
+    A = jsparse.BCSR.from_scipy_sparse(spd_matrix(rng, 36).astype(np.float64))
+    b32 = jnp.asarray(rng.normal(size=36), jnp.float32)
+    x, _ = jaxamg.solve(A, b32)
+    assert x.dtype == jnp.float64
+    A32 = jsparse.BCSR.from_scipy_sparse(spd_matrix(rng, 36).astype(np.float32))
+    x, _ = jaxamg.solve(A32, jnp.arange(36))  # an int rhs becomes float32
+    assert x.dtype == jnp.float32
+
+
+def test_jit_equals_eager_and_values_are_operands(rng):
+    A = jsparse.BCSR.from_scipy_sparse(nonsymmetric_matrix(rng, 49))
+    b = jnp.asarray(rng.normal(size=49))
+    x_eager, info_eager = jaxamg.solve(A, b, **TIGHT)
+
+    @jax.jit
+    def f(data, rhs):
+        M = jsparse.BCSR((data, A.indices, A.indptr), shape=A.shape)
+        return jaxamg.solve(M, rhs, **TIGHT)
+
+    x_jit, info_jit = f(A.data, b)
+    np.testing.assert_allclose(np.asarray(x_jit), np.asarray(x_eager), rtol=1e-12, atol=1e-14)
+    assert int(info_jit["iterations"]) == info_eager["iterations"]
+    # One custom call per solve, and the values are an operand (not a constant).
+    hlo = f.lower(A.data, b).as_text()
+    assert hlo.count("jaxamg_solve") == 1
+    x2, _ = f(2 * A.data, b)
+    np.testing.assert_allclose(np.asarray(x2), np.asarray(x_eager) / 2, rtol=1e-8)
+
+
+def test_vmap_over_b_and_over_values_and_b(rng):
+    A = nonsymmetric_matrix(rng, 64)
+    Aj = jsparse.BCSR.from_scipy_sparse(A)
+    B = rng.normal(size=(4, 64))
+    X, info = jax.vmap(lambda rhs: jaxamg.solve(Aj, rhs, **TIGHT))(jnp.asarray(B))
+    for k in range(4):
+        np.testing.assert_allclose(np.asarray(X[k]), spla.spsolve(A.tocsc(), B[k]), rtol=1e-7)
+    assert info["iterations"].shape == (4,)
+    scales = jnp.asarray([1.0, 2.0, 3.0])
+
+    def lane(s, rhs):
+        M = jsparse.BCSR((s * Aj.data, Aj.indices, Aj.indptr), shape=Aj.shape)
+        return jaxamg.solve(M, rhs, **TIGHT)[0]
+
+    X2 = jax.vmap(lane)(scales, jnp.asarray(B[:3]))
+    for k in range(3):
+        np.testing.assert_allclose(
+            np.asarray(X2[k]), spla.spsolve(((k + 1) * A).tocsc(), B[k]), rtol=1e-7
+        )
+
+
+def test_residual_history_eager_trimmed_jit_padded(rng):
+    A = jsparse.BCSR.from_scipy_sparse(spd_matrix(rng, 64))
+    b = jnp.asarray(rng.normal(size=64))
+    _, info = jaxamg.solve(A, b, solver="PCG", max_iters=50)
+    hist = info["residual_history"]
+    assert len(hist) == info["iterations"] + 1
+    assert hist[-1] == pytest.approx(info["residual"])
+    assert hist[0] == pytest.approx(float(jnp.linalg.norm(b)), rel=1e-12)
+    _, info_j = jax.jit(lambda rhs: jaxamg.solve(A, rhs, solver="PCG", max_iters=50))(b)
+    h = np.asarray(info_j["residual_history"])
+    assert h.shape == (51,)
+    k = int(info_j["iterations"])
+    assert np.all(np.isfinite(h[: k + 1])) and np.all(np.isnan(h[k + 1 :]))
+
+
+def test_not_converged_when_max_iters_too_small():
+    A = matrices.tridiagonal_matrix(256, 2.0, dtype=jnp.float64)
+    b = matrices.rhs_ones(256, dtype=jnp.float64)
+    _, info = jaxamg.solve(A, b, solver="CG", max_iters=100)
+    assert info["status"] == jaxamg.AMGXStatus.NOT_CONVERGED
+    assert info["iterations"] == 100
+    _, info = jaxamg.solve(A, b, solver="CG", max_iters=1)
+    assert info["status"] == jaxamg.AMGXStatus.NOT_CONVERGED and info["iterations"] == 1
+
+
+def test_cg_and_bicgstab_ignore_the_preconditioner():
+    A = matrices.tridiagonal_matrix(100, 4.0, dtype=jnp.float64)
+    b = matrices.rhs_ones(100, dtype=jnp.float64)
+    _, with_amg = jaxamg.solve(A, b, solver="CG")  # the default AMG block stays in the config
+    _, without = jaxamg.solve(A, b, solver="CG", preconditioner="NOSOLVER")
+    assert with_amg["iterations"] == without["iterations"]
+    _, pcg = jaxamg.solve(A, b, solver="PCG")
+    assert pcg["iterations"] < with_amg["iterations"]
+
+
+def test_nonsymmetric_cg_fails_bicgstab_and_gmres_succeed():
+    A = matrices.poisson_matrix(5, skew=1.0, dtype=jnp.float64)
+    b = matrices.rhs_ones(25, dtype=jnp.float64)
+    pre = {"preconditioner": {"solver": "JACOBI_L1"}}
+    _, cg = jaxamg.solve(A, b, config={"solver": "CG", "max_iters": 1000, **pre})
+    assert cg["status"] != jaxamg.AMGXStatus.SUCCESS or cg["iterations"] > 25
+    for solver in ("BICGSTAB", "GMRES"):
+        x, info = jaxamg.solve(A, b, config={"solver": solver, "max_iters": 1000, **pre})
+        assert info["status"] == jaxamg.AMGXStatus.SUCCESS
+        np.testing.assert_allclose(
+            np.asarray(A.todense()) @ np.asarray(x), np.ones(25), rtol=0, atol=1e-4
+        )
+
+
+def test_x0_warm_start_cuts_iterations(rng):
+    A = matrices.poisson_matrix(64, dtype=jnp.float64)
+    b = matrices.rhs_random(64 * 64, seed=1, dtype=jnp.float64)
+    x, cold = jaxamg.solve(A, b, convergence="ABSOLUTE", tolerance=1e-4)
+    x_pert = x + 1e-6 * jnp.asarray(rng.normal(size=x.shape))
+    _, warm = jaxamg.solve(A, b, x0=x_pert, convergence="ABSOLUTE", tolerance=1e-4)
+    assert warm["iterations"] < cold["iterations"]
+    with pytest.raises(ValueError, match="x0 must have the same shape as b"):
+        jaxamg.solve(A, b, x0=jnp.zeros(3))
