@@ -1,11 +1,14 @@
 // Registers AMG with the solver factory.
+#include "amg/amg_solver.h"
 #include "solvers/factory.h"
 
 namespace jaxamg {
 
 template <class T>
 void register_amg_solvers(SolverRegistry<T>& registry) {
-  (void)registry;
+  registry["AMG"] = [](SolverContext& ctx, const std::string& scope) -> std::unique_ptr<Solver<T>> {
+    return std::make_unique<AmgSolver<T>>(ctx, scope);
+  };
 }
 
 template void register_amg_solvers<float>(SolverRegistry<float>&);

@@ -1,0 +1,69 @@
+// One level of an AMG hierarchy and the cycle parameters, shared by the
+// setup (amg_solver.cc) and the cycles (amg_cycle.cc).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "amg/coarsening.h"
+#include "backend/cpu/spgemm.h"
+#include "core/csr_matrix.h"
+#include "core/types.h"
+#include "solvers/solver.h"
+
+namespace jaxamg {
+
+enum class CycleType { kV, kW, kF, kCG, kCGF };
+
+// The AMG-scope parameters the cycle reads (AmgX names in comments).
+struct CycleParams {
+  CycleType type = CycleType::kV;  // cycle
+  int presweeps = 1;               // presweeps
+  int postsweeps = 1;              // postsweeps
+  int finest_sweeps = -1;          // finest_sweeps: replaces pre/post on level 0
+  int coarsest_sweeps = 2;         // coarsest_sweeps: without a coarse solver
+  bool intensive_smoothing = false;
+  int cycle_iters = 2;             // CG/CGF steps per coarse level
+  int error_scaling = 0;           // 0, 2 (residual 2-norm) or 3 (error A-norm)
+  int reuse_scale = 0;             // keep a computed scale for this many cycles
+  int scaling_smoother_steps = 2;  // sweeps on the correction before scaling
+};
+
+template <class T>
+struct AmgLevel {
+  // The operator of this level. Level 0 shares the user's matrix; coarse
+  // levels own theirs (`owned` points to the same object, writable so that a
+  // resetup can refresh the values in place).
+  std::shared_ptr<const CsrMatrix<T>> A;
+  std::shared_ptr<CsrMatrix<T>> owned;
+
+  // Transfer to the next coarser level (empty on the coarsest).
+  std::unique_ptr<Coarsening<T>> coarsening;
+  TransferOperators<T> ops;
+  cpu::GalerkinProduct<T> galerkin;
+
+  std::unique_ptr<Solver<T>> smoother;  // nullptr: no smoothing on this level
+
+  // Work vectors, sized at setup so that the cycle never allocates.
+  Vector<T> b, x;           // right-hand side and iterate (levels > 0)
+  Vector<T> r;              // residual (levels with a coarser level)
+  Vector<T> e, Ae;          // error scaling: smoothed correction and A e
+  Vector<T> kr, kz, kp, ky;  // K-cycle: CG vectors (levels > 0)
+
+  // error_scaling state: the last scale and how many cycles may reuse it.
+  T scale = T(1);
+  int scale_counter = 0;
+
+  Index rows() const { return A ? A->nrows : 0; }
+  bool has_coarser() const { return ops.P.ncols > 0; }
+  // Bytes of this level's matrices, transfer operators and work vectors.
+  std::size_t bytes() const;
+};
+
+// One cycle on `levels` starting at level 0: b and x are level 0's vectors;
+// x is overwritten if x_is_zero. `coarse` solves on the coarsest level
+// (nullptr: coarsest_sweeps smoother sweeps there).
+template <class T>
+void run_cycle(std::vector<AmgLevel<T>>& levels, Solver<T>* coarse, const CycleParams& params,
+               const T* b, T* x, bool x_is_zero);
+
+}  // namespace jaxamg

@@ -1,0 +1,376 @@
+#include "amg/amg_solver.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "amg/grid_stats.h"
+#include "core/error.h"
+
+namespace jaxamg {
+
+namespace {
+
+double now_seconds() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+
+template <class T>
+typename AmgSolver<T>::CoarseningFactory& coarsening_factory_slot() {
+  static typename AmgSolver<T>::CoarseningFactory factory;
+  return factory;
+}
+
+CycleType parse_cycle(const std::string& s, const std::string& scope) {
+  if (s == "V") return CycleType::kV;
+  if (s == "W") return CycleType::kW;
+  if (s == "F") return CycleType::kF;
+  if (s == "CG") return CycleType::kCG;
+  if (s == "CGF") return CycleType::kCGF;
+  throw ConfigError("cycle: unknown value '" + s + "' (scope '" + scope +
+                    "'); valid: V, W, F, CG, CGF");
+}
+
+void require(bool ok, const std::string& scope, const std::string& name, double value,
+             const std::string& fix) {
+  if (ok) return;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", value);
+  throw ConfigError("AMG (scope '" + scope + "'): " + name + " = " + buf + " is invalid; " + fix);
+}
+
+}  // namespace
+
+template <class T>
+void AmgSolver<T>::set_coarsening_factory(CoarseningFactory factory) {
+  coarsening_factory_slot<T>() = std::move(factory);
+}
+
+template <class T>
+AmgSolver<T>::AmgSolver(SolverContext& ctx, const std::string& scope)
+    : Solver<T>(ctx, scope, "AMG") {
+  const std::string& s = this->scope_;
+  cycle_.type = parse_cycle(this->param_string("cycle"), s);
+  cycle_.presweeps = this->param_int("presweeps");
+  cycle_.postsweeps = this->param_int("postsweeps");
+  cycle_.finest_sweeps = this->param_int("finest_sweeps");
+  cycle_.coarsest_sweeps = this->param_int("coarsest_sweeps");
+  cycle_.intensive_smoothing = this->param_int("intensive_smoothing") != 0;
+  cycle_.cycle_iters = this->param_int("cycle_iters");
+  cycle_.error_scaling = this->param_int("error_scaling");
+  cycle_.reuse_scale = this->param_int("reuse_scale");
+  cycle_.scaling_smoother_steps = this->param_int("scaling_smoother_steps");
+  max_levels_ = this->param_int("max_levels");
+  min_coarse_rows_ = this->param_int("min_coarse_rows");
+  coarsen_threshold_ = this->param_double("coarsen_threshold");
+  dense_lu_num_rows_ = this->param_int("dense_lu_num_rows");
+  dense_lu_max_rows_ = this->param_int("dense_lu_max_rows");
+
+  require(cycle_.presweeps >= 0, s, "presweeps", cycle_.presweeps, "use 0 or more sweeps");
+  require(cycle_.postsweeps >= 0, s, "postsweeps", cycle_.postsweeps, "use 0 or more sweeps");
+  require(cycle_.finest_sweeps >= -1, s, "finest_sweeps", cycle_.finest_sweeps,
+          "use -1 (off) or 0 or more sweeps");
+  require(cycle_.coarsest_sweeps >= 0, s, "coarsest_sweeps", cycle_.coarsest_sweeps,
+          "use 0 or more sweeps");
+  require(cycle_.cycle_iters >= 1, s, "cycle_iters", cycle_.cycle_iters,
+          "use 1 or more CG steps per coarse level");
+  require(cycle_.error_scaling == 0 || cycle_.error_scaling == 2 || cycle_.error_scaling == 3, s,
+          "error_scaling", cycle_.error_scaling,
+          "use 0 (off), 2 (minimise the residual 2-norm) or 3 (minimise the A-norm of the "
+          "error); 1 is deprecated in AmgX");
+  require(cycle_.reuse_scale >= 0, s, "reuse_scale", cycle_.reuse_scale, "use 0 or more cycles");
+  require(cycle_.scaling_smoother_steps >= 0, s, "scaling_smoother_steps",
+          cycle_.scaling_smoother_steps, "use 0 or more sweeps");
+  require(max_levels_ >= 1, s, "max_levels", max_levels_, "use 1 or more levels");
+  require(min_coarse_rows_ >= 0, s, "min_coarse_rows", min_coarse_rows_, "use 0 or more rows");
+  require(coarsen_threshold_ > 0, s, "coarsen_threshold", coarsen_threshold_,
+          "use a positive ratio (1.0 stops when a level is not smaller)");
+  require(dense_lu_num_rows_ >= 0, s, "dense_lu_num_rows", dense_lu_num_rows_,
+          "use 0 or more rows");
+  require(dense_lu_max_rows_ >= 0, s, "dense_lu_max_rows", dense_lu_max_rows_,
+          "use 0 (no cap) or a row count");
+}
+
+template <class T>
+void AmgSolver<T>::solver_setup(bool reuse_structure) {
+  const double t0 = now_seconds();
+  timings_ = AmgSetupTimings();
+  const std::vector<bool> same =
+      transpose_of_ ? transpose_levels(*transpose_of_) : build_levels(reuse_structure);
+  setup_smoothers(same);
+  allocate_work();
+  timings_.total = now_seconds() - t0;
+  print_grid_stats();
+}
+
+template <class T>
+std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
+  const Config& cfg = this->ctx_.config;
+  const std::string& scope = this->scope_;
+  // Re-read at every setup, as AmgX does, so that it can change per call.
+  const int reuse_levels = cfg.get_int("structure_reuse_levels", scope);
+  const bool dense_lu = cfg.get_solver("coarse_solver", scope).name == "DENSE_LU_SOLVER";
+  const Index min_rows = dense_lu ? dense_lu_num_rows_ : min_coarse_rows_;
+  const auto& injected = coarsening_factory_slot<T>();
+
+  // Level l keeps the sparsity of the previous setup if it is among the
+  // first structure_reuse_levels levels (AmgX counts the finest as level 0,
+  // so 1 keeps only the fine level's smoother structure and 2 also keeps the
+  // first transfer) and every transfer above it was kept.
+  auto keep = [&](int l) { return reuse_structure && (reuse_levels < 0 || l < reuse_levels); };
+  const std::size_t old_levels = levels_.size();
+  bool reusing = keep(0) && old_levels > 0;
+  if (levels_.empty()) levels_.emplace_back();
+  levels_[0].A = this->A_;
+  levels_[0].owned.reset();
+  std::vector<bool> same{keep(0)};
+
+  int l = 0;
+  for (;; ++l) {
+    const Index n = levels_[l].rows();
+    if (l + 1 >= max_levels_ || n <= min_rows) break;
+    if (levels_.size() < static_cast<std::size_t>(l) + 2) levels_.emplace_back();
+    AmgLevel<T>& L = levels_[l];
+    AmgLevel<T>& C = levels_[l + 1];
+
+    reusing = reusing && keep(l + 1) && L.coarsening &&
+              static_cast<std::size_t>(l) + 1 < old_levels;
+    double t = now_seconds();
+    if (reusing) {
+      L.coarsening->rebuild(*L.A, L.ops);
+    } else {
+      L.coarsening = injected ? injected(cfg, scope, l) : make_coarsening<T>(cfg, scope, l);
+      if (!L.coarsening) {
+        throw SetupError("AMG (scope '" + scope + "'): no coarsening for level " +
+                         std::to_string(l));
+      }
+      L.ops = TransferOperators<T>();
+      L.galerkin.clear();
+      L.coarsening->build(*L.A, L.ops);
+    }
+    timings_.coarsening += now_seconds() - t;
+
+    CsrMatrix<T>& P = L.ops.P;
+    CsrMatrix<T>& R = L.ops.R;
+    const Index nc = P.ncols;
+    if (P.nrows != n && !(P.nrows == 0 && nc == 0)) {
+      throw SetupError("AMG level " + std::to_string(l) + ": the coarsening built P with " +
+                       std::to_string(P.nrows) + " rows for a level of " + std::to_string(n) +
+                       " rows; P must be n_fine x n_coarse");
+    }
+    // AmgX keeps the coarse level only if it is smaller than
+    // coarsen_threshold times this one and has at least min_rows rows;
+    // otherwise this level becomes the coarsest.
+    if (nc == 0 || nc >= n || nc > coarsen_threshold_ * n || nc < min_rows) {
+      L.coarsening.reset();
+      L.ops = TransferOperators<T>();
+      L.galerkin.clear();
+      break;
+    }
+    // A coarsening that leaves R empty means R = P^T.
+    if (R.nrows == 0 && R.ncols == 0) R = transpose(P);
+    if (R.nrows != nc || R.ncols != n) {
+      throw SetupError("AMG level " + std::to_string(l) + ": R is " + std::to_string(R.nrows) +
+                       " x " + std::to_string(R.ncols) + " but P is " + std::to_string(n) +
+                       " x " + std::to_string(nc) + "; R must be n_coarse x n_fine");
+    }
+
+    t = now_seconds();
+    const bool builds = L.coarsening->builds_coarse_matrix();
+    const bool in_place = reusing && C.owned && C.owned->nrows == nc &&
+                          (builds || L.galerkin.has_plan());
+    if (in_place) {
+      if (builds) {
+        L.coarsening->coarse_matrix(*L.A, L.ops, *C.owned);
+      } else {
+        L.galerkin.recompute(R, *L.A, P, *C.owned);
+      }
+    } else {
+      reusing = false;
+      // A fresh object: a solver built earlier (a transposed one) may still
+      // hold the previous matrix.
+      auto Ac = std::make_shared<CsrMatrix<T>>();
+      if (builds) {
+        L.coarsening->coarse_matrix(*L.A, L.ops, *Ac);
+      } else {
+        L.galerkin.compute(R, *L.A, P, *Ac);
+      }
+      C.owned = Ac;
+      C.A = Ac;
+    }
+    CsrMatrix<T>& Ac = *C.owned;
+    if (Ac.nrows != nc || Ac.ncols != nc) {
+      throw SetupError("AMG level " + std::to_string(l + 1) + ": the coarse matrix is " +
+                       std::to_string(Ac.nrows) + " x " + std::to_string(Ac.ncols) +
+                       " but P has " + std::to_string(nc) + " columns");
+    }
+    if (Ac.diag_pos.size() != static_cast<std::size_t>(nc)) Ac.find_diagonal();
+    timings_.galerkin += now_seconds() - t;
+    same.push_back(in_place);
+  }
+  levels_.resize(static_cast<std::size_t>(l) + 1);
+  AmgLevel<T>& coarsest = levels_.back();
+  coarsest.coarsening.reset();
+  coarsest.ops = TransferOperators<T>();
+  coarsest.galerkin.clear();
+  return same;
+}
+
+template <class T>
+std::vector<bool> AmgSolver<T>::transpose_levels(const AmgSolver& src) {
+  if (src.levels_.empty() || src.levels_[0].rows() != this->A_->nrows) {
+    throw InvalidInput("AMG: the transposed matrix has " + std::to_string(this->A_->nrows) +
+                       " rows but the hierarchy was built for " +
+                       std::to_string(src.levels_.empty() ? 0 : src.levels_[0].rows()) +
+                       "; pass the transpose of the matrix the solver was set up with");
+  }
+  const double t = now_seconds();
+  const std::size_t L = src.levels_.size();
+  levels_.clear();
+  levels_.resize(L);
+  coarse_solver_.reset();
+  for (std::size_t l = 0; l < L; ++l) {
+    const AmgLevel<T>& S = src.levels_[l];
+    AmgLevel<T>& D = levels_[l];
+    if (l == 0) {
+      D.A = this->A_;
+    } else {
+      D.owned = std::make_shared<CsrMatrix<T>>(transpose(*S.A));
+      D.A = D.owned;
+    }
+    // (R A P)^T = P^T A^T R^T: the transposed hierarchy restricts with P^T
+    // and prolongates with R^T.
+    if (S.has_coarser()) {
+      D.ops.P = transpose(S.ops.R);
+      D.ops.R = transpose(S.ops.P);
+    }
+  }
+  timings_.galerkin += now_seconds() - t;
+  return std::vector<bool>(L, false);
+}
+
+template <class T>
+void AmgSolver<T>::setup_smoothers(const std::vector<bool>& same) {
+  const double t = now_seconds();
+  const Config& cfg = this->ctx_.config;
+  const std::size_t L = levels_.size();
+  AmgLevel<T>& coarsest = levels_.back();
+  const SolverRef coarse_ref = cfg.get_solver("coarse_solver", this->scope_);
+  bool want_coarse = coarse_ref.name != "NOSOLVER";
+  if (coarse_ref.name == "DENSE_LU_SOLVER" && dense_lu_max_rows_ > 0 &&
+      coarsest.rows() > dense_lu_max_rows_) {
+    want_coarse = false;  // AmgX: too large for a dense factorisation
+  }
+  if (!want_coarse) {
+    coarse_solver_.reset();
+  } else {
+    if (!coarse_solver_ || !same[L - 1]) coarse_solver_ = this->create_child("coarse_solver");
+    if (coarse_solver_) coarse_solver_->setup(coarsest.A, same[L - 1]);
+  }
+  for (std::size_t l = 0; l < L; ++l) {
+    AmgLevel<T>& lev = levels_[l];
+    if (l + 1 == L && coarse_solver_) {
+      lev.smoother.reset();  // the coarse solver replaces smoothing there
+      continue;
+    }
+    if (!lev.smoother || !same[l]) lev.smoother = this->create_child("smoother");
+    if (lev.smoother) lev.smoother->setup(lev.A, same[l]);
+  }
+  timings_.smoothers += now_seconds() - t;
+}
+
+template <class T>
+void AmgSolver<T>::allocate_work() {
+  const std::size_t L = levels_.size();
+  const bool kcycle = cycle_.type == CycleType::kCG || cycle_.type == CycleType::kCGF;
+  auto size = [](Vector<T>& v, std::size_t n) {
+    if (n == 0) {
+      Vector<T>().swap(v);
+    } else {
+      v.resize(n);
+    }
+  };
+  for (std::size_t l = 0; l < L; ++l) {
+    AmgLevel<T>& lev = levels_[l];
+    const std::size_t n = lev.rows();
+    const bool coarser = l + 1 < L;
+    // Level 0 works in the caller's b and x.
+    size(lev.b, l > 0 ? n : 0);
+    size(lev.x, l > 0 ? n : 0);
+    size(lev.r, coarser ? n : 0);
+    size(lev.e, coarser && cycle_.error_scaling >= 2 ? n : 0);
+    size(lev.Ae, coarser && cycle_.error_scaling >= 2 ? n : 0);
+    // K-cycles run on every level but the finest and the coarsest.
+    const std::size_t nk = kcycle && l > 0 && coarser ? n : 0;
+    for (Vector<T>* v : {&lev.kr, &lev.kz, &lev.kp, &lev.ky}) size(*v, nk);
+    lev.scale = T(1);
+    lev.scale_counter = 0;
+  }
+}
+
+template <class T>
+IterationResult AmgSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
+  if (levels_.empty()) {
+    throw InvalidInput("AMG (scope '" + this->scope_ + "'): applied before setup; call setup first");
+  }
+  run_cycle(levels_, coarse_solver_.get(), cycle_, b, x, x_is_zero);
+  return IterationResult::kContinue;
+}
+
+template <class T>
+std::unique_ptr<Solver<T>> AmgSolver<T>::make_transposed(
+    std::shared_ptr<const CsrMatrix<T>> At) const {
+  if (levels_.empty()) {
+    throw InvalidInput("AMG: make_transposed called before setup; set the solver up first");
+  }
+  auto s = std::make_unique<AmgSolver<T>>(this->ctx_, this->scope_);
+  s->max_iters_ = this->max_iters_;
+  s->tolerance_ = this->tolerance_;
+  s->alt_rel_tolerance_ = this->alt_rel_tolerance_;
+  s->convergence_ = this->convergence_;
+  s->norm_ = this->norm_;
+  s->monitor_residual_ = this->monitor_residual_;
+  s->store_res_history_ = this->store_res_history_;
+  s->obtain_timings_ = this->obtain_timings_;
+  s->transpose_of_ = this;
+  s->setup(std::move(At));
+  s->transpose_of_ = nullptr;
+  return s;
+}
+
+template <class T>
+std::vector<LevelInfo> AmgSolver<T>::hierarchy() const {
+  std::vector<LevelInfo> info;
+  info.reserve(levels_.size());
+  for (const AmgLevel<T>& lev : levels_) info.push_back({lev.rows(), lev.A ? lev.A->nnz() : 0});
+  return info;
+}
+
+template <class T>
+std::string AmgSolver<T>::grid_stats() const {
+  std::vector<GridLevelStats> stats;
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    const AmgLevel<T>& lev = levels_[l];
+    // Matrices, transfer operators and work vectors; the
+    // smoothers' own data is not included.
+    stats.push_back({lev.rows(), lev.A ? lev.A->nnz() : 0, lev.bytes()});
+  }
+  return format_grid_stats(stats);
+}
+
+template <class T>
+void AmgSolver<T>::print_grid_stats() const {
+  const Config& cfg = this->ctx_.config;
+  // Read at print time, as AmgX does (a default-scope solver cleared it).
+  if (cfg.get_int("print_grid_stats", this->scope_) != 0 &&
+      cfg.get_int("verbosity_level", this->scope_) >= 3) {
+    this->ctx_.log << grid_stats();
+  }
+}
+
+template class AmgSolver<float>;
+template class AmgSolver<double>;
+
+}  // namespace jaxamg

@@ -1,0 +1,22 @@
+// AmgX's "AMG Grid:" table (print_grid_stats), reproduced column for column.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/types.h"
+
+namespace jaxamg {
+
+struct GridLevelStats {
+  Index rows = 0;
+  Index nnz = 0;
+  std::size_t bytes = 0;  // storage of the level (matrices and work vectors)
+};
+
+// The table for `levels` (finest first), each line ending in '\n'. Every
+// level is a device-style level "(D)" on one part, as AmgX prints a single
+// GPU hierarchy.
+std::string format_grid_stats(const std::vector<GridLevelStats>& levels);
+
+}  // namespace jaxamg

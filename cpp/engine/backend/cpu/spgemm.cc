@@ -1,0 +1,388 @@
+#include "backend/cpu/spgemm.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace jaxamg::cpu {
+
+namespace {
+
+// Below this many scalar multiply-adds the fork/join costs more than the work.
+constexpr std::int64_t kParallelMinFlops = 50000;
+// Chunks per thread: rows are handed out dynamically in cost-balanced chunks
+// so that a thread slowed by another process does not hold the others back.
+constexpr int kChunksPerThread = 8;
+
+void check_shapes(Index a_rows, Index a_cols, Index b_rows, Index b_cols, const char* who) {
+  if (a_cols != b_rows) {
+    throw InvalidInput(std::string(who) + ": inner dimensions differ (A is " +
+                       std::to_string(a_rows) + " x " + std::to_string(a_cols) + ", B is " +
+                       std::to_string(b_rows) + " x " + std::to_string(b_cols) +
+                       "); pass B with as many rows as A has columns");
+  }
+}
+
+// The products of one output row, enumerated as (column, value) pairs with
+// repeats: the drivers below merge them. A product type provides rows(),
+// cols(), cost(i) (the number of pairs of row i, for load balance) and
+// row(i, emit).
+
+// C = A B.
+template <class T>
+struct ProductAB {
+  const CsrMatrix<T>& A;
+  const CsrMatrix<T>& B;
+  Index rows() const { return A.nrows; }
+  Index cols() const { return B.ncols; }
+  std::int64_t cost(Index i) const {
+    std::int64_t c = 0;
+    for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      c += B.row_ptr[A.col[k] + 1] - B.row_ptr[A.col[k]];
+    }
+    return c;
+  }
+  // Loop bounds are read into locals: the emit callback stores through
+  // Index pointers, which the compiler must otherwise assume alias them.
+  template <class Emit>
+  void row(Index i, Emit&& emit) const {
+    const Index* brp = B.row_ptr.data();
+    const Index* bci = B.col.data();
+    const T* bv = B.val.data();
+    const Index k1 = A.row_ptr[i + 1];
+    for (Index k = A.row_ptr[i]; k < k1; ++k) {
+      const Index c = A.col[k];
+      const T a = A.val[k];
+      const Index q1 = brp[c + 1];
+      for (Index q = brp[c]; q < q1; ++q) emit(bci[q], a * bv[q]);
+    }
+  }
+};
+
+// Ac = R A P row by row without forming A P: row I of Ac sums r_Ii a_ik p_kJ.
+// Each row of A P is recomputed once per entry of R in its column (about the
+// number of entries of a row of P), which costs about as many multiply-adds
+// as the two-product route but never writes, sorts or re-reads A P.
+template <class T>
+struct ProductRAP {
+  const CsrMatrix<T>& R;
+  const CsrMatrix<T>& A;
+  const CsrMatrix<T>& P;
+  const std::vector<std::int64_t>& ap_cost;  // pairs of row i of A P
+  Index rows() const { return R.nrows; }
+  Index cols() const { return P.ncols; }
+  std::int64_t cost(Index I) const {
+    std::int64_t c = 0;
+    for (Index q = R.row_ptr[I]; q < R.row_ptr[I + 1]; ++q) c += ap_cost[R.col[q]];
+    return c;
+  }
+  template <class Emit>
+  void row(Index I, Emit&& emit) const {
+    const Index* arp = A.row_ptr.data();
+    const Index* aci = A.col.data();
+    const T* av = A.val.data();
+    const Index* prp = P.row_ptr.data();
+    const Index* pci = P.col.data();
+    const T* pv = P.val.data();
+    const Index q1 = R.row_ptr[I + 1];
+    for (Index q = R.row_ptr[I]; q < q1; ++q) {
+      const Index i = R.col[q];
+      const T r = R.val[q];
+      const Index k1 = arp[i + 1];
+      for (Index k = arp[i]; k < k1; ++k) {
+        const Index c = aci[k];
+        const T ra = r * av[k];
+        const Index p1 = prp[c + 1];
+        for (Index p = prp[c]; p < p1; ++p) emit(pci[p], ra * pv[p]);
+      }
+    }
+  }
+};
+
+// Rows [begin[c], begin[c+1]) form chunk c; chunks carry about equal cost.
+struct RowChunks {
+  std::vector<Index> begin;
+  int threads = 1;
+  std::int64_t max_row_cost = 0;  // most pairs any one row enumerates
+  int count() const { return static_cast<int>(begin.size()) - 1; }
+};
+
+template <class Product>
+RowChunks plan_chunks(const Product& prod) {
+  const Index n = prod.rows();
+  std::vector<std::int64_t> cost(static_cast<std::size_t>(n) + 1, 0);
+#pragma omp parallel for schedule(static) if (n > 20000)
+  for (Index i = 0; i < n; ++i) cost[i + 1] = 1 + prod.cost(i);  // empty rows cost too
+  RowChunks chunks;
+  for (Index i = 0; i < n; ++i) {
+    chunks.max_row_cost = std::max(chunks.max_row_cost, cost[i + 1]);
+    cost[i + 1] += cost[i];
+  }
+  const std::int64_t total = cost[n];
+  chunks.threads = total < kParallelMinFlops ? 1 : omp_get_max_threads();
+  const int nchunks = chunks.threads == 1 ? 1 : chunks.threads * kChunksPerThread;
+  chunks.begin.resize(nchunks + 1);
+  chunks.begin[0] = 0;
+  for (int c = 1; c < nchunks; ++c) {
+    const std::int64_t target = total * c / nchunks;
+    const auto it = std::lower_bound(cost.begin(), cost.end(), target);
+    chunks.begin[c] = std::max(chunks.begin[c - 1], static_cast<Index>(it - cost.begin()));
+  }
+  chunks.begin[nchunks] = n;
+  return chunks;
+}
+
+// A growable array without value-initialisation: the kernels write every
+// element they keep, so zero-filling would only cost memory bandwidth.
+template <class V>
+struct Buffer {
+  std::unique_ptr<V[]> data;
+  std::size_t size = 0;
+  std::size_t capacity = 0;
+  void reserve(std::size_t want) {
+    if (want <= capacity) return;
+    const std::size_t cap = std::max(want, capacity * 2);
+    std::unique_ptr<V[]> grown(new V[cap]);
+    std::copy(data.get(), data.get() + size, grown.get());
+    data = std::move(grown);
+    capacity = cap;
+  }
+  const V* begin() const { return data.get(); }
+  const V* end() const { return data.get() + size; }
+};
+
+// Rows of a product are short (tens of entries): insertion sort beats
+// std::sort there; long rows fall back to it.
+inline void sort_columns(Index* b, Index* e) {
+  if (e - b > 48) {
+    std::sort(b, e);
+    return;
+  }
+  for (Index* p = b + 1; p < e; ++p) {
+    const Index v = *p;
+    Index* q = p;
+    while (q > b && *(q - 1) > v) {
+      *q = *(q - 1);
+      --q;
+    }
+    *q = v;
+  }
+}
+
+// One pass producing the pattern (and with kValues the values) of a product.
+// Each chunk writes its rows into its own buffers; the buffers are copied
+// into place once the row offsets are known, so every product is visited
+// once instead of twice (count, then fill). Per thread, a dense marker
+// (mark[j] = last row that produced column j) collects the distinct columns
+// and a dense accumulator sums the values. Both updates are branch-free:
+// whether a column is new is data-dependent and unpredictable, and a
+// mispredicted branch per product cost more than the product itself.
+template <class T, bool kValues, class Product>
+CsrMatrix<T> multiply(const Product& prod) {
+  const Index n = prod.rows();
+  const Index m = prod.cols();
+  const RowChunks chunks = plan_chunks(prod);
+  const int nchunks = chunks.count();
+  const std::size_t row_max = static_cast<std::size_t>(chunks.max_row_cost);
+  std::vector<Buffer<Index>> chunk_col(nchunks);
+  std::vector<Buffer<T>> chunk_val(kValues ? nchunks : 0);
+  CsrMatrix<T> C(n, m);
+  Index* crp = C.row_ptr.data();
+
+#pragma omp parallel num_threads(chunks.threads)
+  {
+    std::vector<Index> mark_v(m, -1);
+    std::vector<T> acc_v(kValues ? m : 0, T(0));  // zero outside the current row
+    Index* mark = mark_v.data();
+    T* acc = acc_v.data();
+#pragma omp for schedule(dynamic, 1)
+    for (int c = 0; c < nchunks; ++c) {
+      Buffer<Index>& cols = chunk_col[c];
+      const Index r0 = chunks.begin[c], r1 = chunks.begin[c + 1];
+      cols.reserve(static_cast<std::size_t>(r1 - r0) * 8 + row_max);
+      for (Index i = r0; i < r1; ++i) {
+        // The row's columns go straight to the end of the chunk's buffer.
+        cols.reserve(cols.size + row_max);
+        Index* row = cols.data.get() + cols.size;
+        Index count = 0;
+        prod.row(i, [&](Index j, T v) {
+          row[count] = j;
+          count += mark[j] != i;
+          mark[j] = i;
+          if constexpr (kValues) acc[j] += v;
+        });
+        sort_columns(row, row + count);
+        if constexpr (kValues) {
+          Buffer<T>& vals = chunk_val[c];
+          vals.reserve(cols.size + row_max);
+          T* out = vals.data.get() + cols.size;
+          for (Index p = 0; p < count; ++p) {
+            out[p] = acc[row[p]];
+            acc[row[p]] = T(0);
+          }
+          vals.size = cols.size + count;
+        }
+        cols.size += count;
+        crp[i + 1] = count;
+      }
+    }
+  }
+
+  std::int64_t total = 0;
+  for (Index i = 0; i < n; ++i) {
+    total += crp[i + 1];
+    if (total > std::numeric_limits<Index>::max()) {
+      throw InvalidInput("spgemm: the product has more than 2^31 - 1 entries; "
+                         "it cannot be stored with 32-bit indices");
+    }
+    crp[i + 1] = static_cast<Index>(total);
+  }
+  C.col.resize(total);
+  C.val.resize(total);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(chunks.threads)
+  for (int c = 0; c < nchunks; ++c) {
+    const Index offset = crp[chunks.begin[c]];
+    std::copy(chunk_col[c].begin(), chunk_col[c].end(), C.col.begin() + offset);
+    chunk_col[c] = Buffer<Index>();
+    if constexpr (kValues) {
+      std::copy(chunk_val[c].begin(), chunk_val[c].end(), C.val.begin() + offset);
+      chunk_val[c] = Buffer<T>();
+    }
+  }
+  C.find_diagonal();
+  return C;
+}
+
+// Values of a product into the pattern C already has. A product landing
+// outside that pattern means an input changed sparsity: reported, not
+// silently dropped.
+template <class T, class Product>
+void numeric(const Product& prod, CsrMatrix<T>& C, const char* who) {
+  if (C.nrows != prod.rows() || C.ncols != prod.cols() ||
+      static_cast<Index>(C.row_ptr.size()) != C.nrows + 1 || C.val.size() != C.col.size()) {
+    throw InvalidInput(std::string(who) + ": the kept pattern is " + std::to_string(C.nrows) +
+                       " x " + std::to_string(C.ncols) + " but the product is " +
+                       std::to_string(prod.rows()) + " x " + std::to_string(prod.cols()) +
+                       "; run the symbolic phase for these matrices");
+  }
+  const RowChunks chunks = plan_chunks(prod);
+  const int nchunks = chunks.count();
+  const Index* crp = C.row_ptr.data();
+  const Index* cci = C.col.data();
+  T* cv = C.val.data();
+  Index outside_row = -1;
+
+#pragma omp parallel num_threads(chunks.threads)
+  {
+    // pos[j] = position of column j in the current row of C, -1 elsewhere.
+    std::vector<Index> pos(C.ncols, -1);
+#pragma omp for schedule(dynamic, 1)
+    for (int c = 0; c < nchunks; ++c) {
+      for (Index i = chunks.begin[c]; i < chunks.begin[c + 1]; ++i) {
+        for (Index p = crp[i]; p < crp[i + 1]; ++p) {
+          pos[cci[p]] = p;
+          cv[p] = T(0);
+        }
+        bool outside = false;
+        prod.row(i, [&](Index j, T v) {
+          const Index p = pos[j];
+          if (p < 0) {
+            outside = true;
+          } else {
+            cv[p] += v;
+          }
+        });
+        for (Index p = crp[i]; p < crp[i + 1]; ++p) pos[cci[p]] = -1;
+        if (outside) {
+#pragma omp critical(jaxamg_spgemm_outside)
+          outside_row = std::max(outside_row, i);
+        }
+      }
+    }
+  }
+  if (outside_row >= 0) {
+    throw InvalidInput(std::string(who) + ": row " + std::to_string(outside_row) +
+                       " of the product has an entry outside the kept pattern; the sparsity "
+                       "of an input changed since the symbolic phase, so run a full product");
+  }
+}
+
+template <class T>
+std::vector<std::int64_t> ap_costs(const CsrMatrix<T>& A, const CsrMatrix<T>& P) {
+  std::vector<std::int64_t> cost(A.nrows);
+  const ProductAB<T> ap{A, P};
+#pragma omp parallel for schedule(static) if (A.nrows > 20000)
+  for (Index i = 0; i < A.nrows; ++i) cost[i] = ap.cost(i);
+  return cost;
+}
+
+template <class T>
+void check_galerkin(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P) {
+  check_shapes(A.nrows, A.ncols, P.nrows, P.ncols, "Galerkin product A P");
+  check_shapes(R.nrows, R.ncols, A.nrows, P.ncols, "Galerkin product R (A P)");
+}
+
+}  // namespace
+
+template <class T>
+CsrMatrix<T> spgemm(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
+  check_shapes(A.nrows, A.ncols, B.nrows, B.ncols, "spgemm");
+  return multiply<T, true>(ProductAB<T>{A, B});
+}
+
+template <class T>
+CsrMatrix<T> spgemm_symbolic(const CsrMatrix<T>& A, const CsrMatrix<T>& B) {
+  check_shapes(A.nrows, A.ncols, B.nrows, B.ncols, "spgemm_symbolic");
+  return multiply<T, false>(ProductAB<T>{A, B});
+}
+
+template <class T>
+void spgemm_numeric(const CsrMatrix<T>& A, const CsrMatrix<T>& B, CsrMatrix<T>& C) {
+  check_shapes(A.nrows, A.ncols, B.nrows, B.ncols, "spgemm_numeric");
+  numeric(ProductAB<T>{A, B}, C, "spgemm_numeric");
+}
+
+template <class T>
+void GalerkinProduct<T>::compute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
+                                 const CsrMatrix<T>& P, CsrMatrix<T>& Ac) {
+  check_galerkin(R, A, P);
+  planned_ = false;
+  const std::vector<std::int64_t> cost = ap_costs(A, P);
+  Ac = multiply<T, true>(ProductRAP<T>{R, A, P, cost});
+  planned_ = true;
+}
+
+template <class T>
+void GalerkinProduct<T>::recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
+                                   const CsrMatrix<T>& P, CsrMatrix<T>& Ac) {
+  if (!planned_) {
+    throw InvalidInput("Galerkin product: recompute needs the plan of a previous compute(); "
+                       "call compute() first");
+  }
+  check_galerkin(R, A, P);
+  const std::vector<std::int64_t> cost = ap_costs(A, P);
+  numeric(ProductRAP<T>{R, A, P, cost}, Ac, "Galerkin product");
+}
+
+template <class T>
+void GalerkinProduct<T>::clear() {
+  planned_ = false;
+}
+
+#define JAXAMG_INSTANTIATE(T)                                                             \
+  template CsrMatrix<T> spgemm(const CsrMatrix<T>&, const CsrMatrix<T>&);                 \
+  template CsrMatrix<T> spgemm_symbolic(const CsrMatrix<T>&, const CsrMatrix<T>&);        \
+  template void spgemm_numeric(const CsrMatrix<T>&, const CsrMatrix<T>&, CsrMatrix<T>&);  \
+  template class GalerkinProduct<T>;
+JAXAMG_INSTANTIATE(float)
+JAXAMG_INSTANTIATE(double)
+#undef JAXAMG_INSTANTIATE
+
+}  // namespace jaxamg::cpu
