@@ -1,0 +1,119 @@
+"""jaxamg engine runner: one AmgX-style JSON config on one problem.
+
+Uses the C++ engine directly through ``jaxamg._engine.EngineSolver`` (no
+JAX), so the numbers are the engine's own: setup is ``EngineSolver(...)`` +
+``.setup(indptr, indices, data)`` and solve is ``.solve(b)`` from x0 = 0,
+both timed with a wall clock around the Python call.  The engine's own
+timers are kept in the raw results as ``engine_setup_seconds`` and
+``engine_solve_seconds``.  Threads: OMP_NUM_THREADS (set by bench/run.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runner_common as rc  # noqa: E402
+
+
+def engine_available(python: str | None = None) -> tuple[bool, str]:
+    """Can ``python`` import jaxamg._engine?  Returns (ok, message)."""
+    import subprocess
+    python = python or sys.executable
+    try:
+        r = subprocess.run([python, "-c", "import jaxamg._engine"], capture_output=True,
+                           text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, str(e)
+    return r.returncode == 0, (r.stderr.strip().splitlines() or [""])[-1]
+
+
+def _make_solver(mod, cfg: str, np):
+    last = None
+    for dtype in ("float64", np.float64, np.dtype("float64")):
+        try:
+            return mod.EngineSolver(cfg, dtype)
+        except TypeError as e:  # dtype spelled differently by the binding
+            last = e
+    raise last
+
+
+def main() -> None:
+    p = rc.base_parser(__doc__)
+    p.add_argument("--config", required=True, help="AmgX-style JSON file")
+    args = p.parse_args()
+
+    import numpy as np
+    import jaxamg._engine as eng
+
+    with open(args.config) as f:
+        cfg = f.read()
+    json.loads(cfg)  # fail early on a malformed file
+
+    A, b = rc.load_problem(args.npz)
+    indptr, indices, data = A.indptr, A.indices, A.data
+
+    Aw, bw = rc.warmup_problem()
+    w = _make_solver(eng, cfg, np)
+    w.setup(Aw.indptr, Aw.indices, Aw.data)
+    w.solve(bw)
+    del w, Aw, bw
+
+    def run_once(first: bool) -> dict:
+        setup_mem = rc.PhaseMemory()
+        solve_mem = rc.PhaseMemory()
+        with setup_mem:
+            t0 = rc.now()
+            s = _make_solver(eng, cfg, np)
+            s.setup(indptr, indices, data)
+            t1 = rc.now()
+        with solve_mem:
+            t2 = rc.now()
+            x, info = s.solve(b)
+            t3 = rc.now()
+        out = {"setup_seconds": t1 - t0, "solve_seconds": t3 - t2}
+        if first:
+            info = dict(info)
+            hist = [float(v) for v in np.ravel(info.get("residual_history", []))]
+            out.update(rc.hierarchy_stats(s.hierarchy()))
+            log = ""
+            if hasattr(s, "take_log"):
+                try:
+                    log = str(s.take_log())
+                except Exception as e:  # the log is informative only
+                    log = f"take_log failed: {e}"
+            out.update({
+                "x": np.array(x, dtype=np.float64, copy=True),
+                "iterations": int(info.get("iterations", -1)),
+                "reported_residual": (hist[-1] / hist[0]) if len(hist) > 1 and hist[0] else
+                                     (float(info["residual"]) if "residual" in info else None),
+                "status": str(info.get("status_name", info.get("status", "?"))),
+                "engine_setup_seconds": info.get("setup_seconds"),
+                "engine_solve_seconds": info.get("solve_seconds"),
+                "setup_peak_increase_bytes": setup_mem.increase,
+                "solve_peak_increase_bytes": solve_mem.increase,
+                "hwm_reset": setup_mem.hwm_reset,
+                "engine_log_tail": log[-4000:],
+            })
+        del s
+        return out
+
+    res = rc.timed_repeats(run_once, args.repeat, args.repeat_budget)
+    x = res.pop("x")
+    threads = os.environ.get("OMP_NUM_THREADS") or str(os.cpu_count())
+    version = getattr(eng, "__version__", None)
+    if version is None:
+        try:
+            import jaxamg
+            version = getattr(jaxamg, "__version__", "unknown")
+        except Exception:
+            version = "unknown"
+    res.update({"threads": int(threads), "version": f"jaxamg {version}",
+                "settings": os.path.basename(args.config)})
+    rc.emit(res, x, args.xout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,161 @@
+"""Benchmarks of the JAX layer (`jaxamg.solve`) against the engine itself.
+
+Measures, in one run:
+  1. overhead: a jitted, cached solve of a 10^4-unknown tridiagonal system,
+     minus the engine's own solve time for the same matrix and config;
+  2. gradient cost: jit(grad) of a 3-D Poisson solve over jit(forward),
+     symmetric (is_symmetric=True) and nonsymmetric, with the cache warm
+     (no setup in either) and cold (a new setup per call);
+  3. batching: jax.vmap over 8 right-hand sides against one solve.
+
+Usage: .venv/bin/python bench/jax_solve.py [--n3d 64] [--repeat 5]
+Prints a markdown table; append it to BENCHMARKS.md with the header lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+jax.config.update("jax_enable_x64", True)
+
+import jaxamg  # noqa: E402
+from jaxamg import _engine, matrices  # noqa: E402
+from jaxamg.config import prepare_config  # noqa: E402
+from jax.experimental import sparse as jsparse  # noqa: E402
+
+PCG_AMG = {
+    "solver": "PCG",
+    "tolerance": 1e-8,
+    "max_iters": 100,
+    "preconditioner": {
+        "solver": "AMG", "interp_max_elements": 4, "strength_threshold": 0.25,
+        "smoother": {"scope": "amg_smoother", "solver": "JACOBI_L1"},
+        "dense_lu_num_rows": 128,
+    },
+}
+FGMRES_AMG = dict(PCG_AMG, solver="FGMRES", gmres_n_restart=30)
+
+
+def best(fn, repeat):
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        jax.block_until_ready(fn())
+        times.append(time.perf_counter() - t)
+    return min(times), statistics.median(times)
+
+
+def overhead(repeat):
+    n = 10_000
+    A = matrices.tridiagonal_matrix(n, 2.5, dtype=jnp.float64)
+    b = matrices.rhs_random(n, seed=0, dtype=jnp.float64)
+    cfg = {"solver": "CG", "tolerance": 1e-8, "max_iters": 200}
+    f = jax.jit(lambda d, r: jaxamg.solve(jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape),
+                                          r, config=cfg)[0])
+    f(A.data, b).block_until_ready()
+    t_jax, t_jax_med = best(lambda: f(A.data, b), repeat * 40)
+    es = _engine.EngineSolver(prepare_config(cfg), "float64")
+    es.setup(np.asarray(A.indptr), np.asarray(A.indices), np.asarray(A.data))
+    engine_times = []
+    for _ in range(repeat * 40):
+        _, info = es.solve(np.asarray(b))
+        engine_times.append(info["solve_seconds"])
+    t_eng = min(engine_times)
+    return [("overhead: jitted cached CG, tridiagonal 10^4", f"{t_jax*1e6:.0f} µs",
+             f"engine solve {t_eng*1e6:.0f} µs", f"{(t_jax - t_eng)*1e6:.0f} µs",
+             "≤ 100 µs", "yes" if t_jax - t_eng <= 100e-6 else "no")]
+
+
+def gradient(n3d, repeat):
+    rows = []
+    for name, skew, cfg in (("symmetric", 0.0, PCG_AMG), ("nonsymmetric", 0.3, FGMRES_AMG)):
+        A = matrices.poisson3d_matrix(n3d, skew=skew, dtype=jnp.float64)
+        if skew == 0.0:
+            jaxamg.with_cache(A, is_symmetric=True)
+        b = matrices.rhs_random(n3d**3, seed=1, dtype=jnp.float64)
+
+        def build(d):
+            M = jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape)
+            if skew == 0.0:
+                jaxamg.with_cache(M, is_symmetric=True)
+            return M
+
+        fwd = jax.jit(lambda d, r: jaxamg.solve(build(d), r, config=cfg)[0])
+        grad = jax.jit(jax.grad(lambda d, r: jnp.sum(jaxamg.solve(build(d), r, config=cfg)[0] ** 2),
+                                argnums=(0, 1)))
+        fwd(A.data, b).block_until_ready()
+        jax.block_until_ready(grad(A.data, b))
+        warm_f, _ = best(lambda: fwd(A.data, b), repeat)
+        warm_g, _ = best(lambda: grad(A.data, b), repeat)
+
+        def cold(fn):
+            def run():
+                jaxamg.clear_solver_cache()
+                return fn(A.data, b)
+            return run
+
+        cold_f, _ = best(cold(fwd), repeat)
+        cold_g, _ = best(cold(grad), repeat)
+        target = 1.3 if skew == 0.0 else 2.0
+        for label, f_t, g_t in (("warm cache", warm_f, warm_g), ("cold cache (setup each call)", cold_f, cold_g)):
+            ratio = g_t / f_t
+            rows.append((f"grad/forward, {name} 3-D Poisson {n3d}^3, {label}", f"{g_t:.3f} s",
+                         f"forward {f_t:.3f} s", f"{ratio:.2f}×", f"≤ {target}×",
+                         "yes" if ratio <= target else "no"))
+    return rows
+
+
+def batching(n3d, repeat):
+    A = matrices.poisson3d_matrix(n3d, dtype=jnp.float64)
+    B = jnp.stack([matrices.rhs_random(n3d**3, seed=s, dtype=jnp.float64) for s in range(8)])
+    one = jax.jit(lambda r: jaxamg.solve(A, r, config=PCG_AMG)[0])
+    many = jax.jit(jax.vmap(lambda r: jaxamg.solve(A, r, config=PCG_AMG)[0]))
+
+    def cold(fn, arg):
+        def run():
+            jaxamg.clear_solver_cache()
+            return fn(arg)
+        return run
+
+    one(B[0]).block_until_ready()
+    many(B).block_until_ready()
+    t1, _ = best(cold(one, B[0]), repeat)
+    t8, _ = best(cold(many, B), repeat)
+    ratio = t8 / t1
+    return [(f"vmap over 8 right-hand sides, 3-D Poisson {n3d}^3 (setup included)", f"{t8:.3f} s",
+             f"one rhs {t1:.3f} s", f"{ratio:.2f}×", "≤ 4×", "yes" if ratio <= 4 else "no")]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--n3d", type=int, default=64)
+    p.add_argument("--repeat", type=int, default=5)
+    args = p.parse_args()
+    rows = overhead(args.repeat) + gradient(args.n3d, args.repeat) + batching(args.n3d, args.repeat)
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = "?"
+    print(f"\n## JAX layer — {datetime.date.today()}\n")
+    print(f"- machine: {os.cpu_count()} cores, {cpu}; jax {jax.__version__}; commit {commit}")
+    print(f"- command: `.venv/bin/python bench/jax_solve.py --n3d {args.n3d} --repeat {args.repeat}`")
+    print(f"- load average at end: {os.getloadavg()[0]:.2f}\n")
+    print("| measurement | time | reference | ratio / overhead | target | met? |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+
+
+if __name__ == "__main__":
+    main()
