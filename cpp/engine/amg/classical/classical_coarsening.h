@@ -1,0 +1,66 @@
+// Classical (Ruge-Stueben family) coarsening of one level: strength of
+// connection, C/F splitting (PMIS, HMIS, their aggressive variants) and
+// interpolation (D1, D2 = extended+i, MULTIPASS), with R = P^T.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "amg/classical/strength.h"
+#include "amg/classical/truncation.h"
+#include "amg/coarsening.h"
+
+namespace jaxamg::classical {
+
+enum class Selector { kPmis, kHmis, kAggressivePmis, kAggressiveHmis };
+enum class Interpolator { kD1, kD2, kMultipass };
+
+struct ClassicalParams {
+  Selector selector = Selector::kPmis;
+  Interpolator interpolator = Interpolator::kD1;
+  StrengthParams strength;
+  Truncation truncation;
+  uint64_t seed = 0x5eed;  // PMIS tie-breaking; results depend on nothing else
+};
+
+// Wall-clock seconds of the last build or rebuild, by phase.
+struct ClassicalTimings {
+  double strength = 0, selection = 0, interpolation = 0, transpose = 0;
+};
+
+// The parameters make_classical_coarsening reads from an AMG scope for
+// `level` (aggressive_* on the first aggressive_levels levels). Throws
+// ConfigError / NotSupported naming the parameter, the value and the choices.
+ClassicalParams classical_params(const Config& cfg, const std::string& scope, int level);
+
+template <class T>
+class ClassicalCoarsening : public Coarsening<T> {
+ public:
+  explicit ClassicalCoarsening(const ClassicalParams& p) : p_(p) {}
+
+  void build(const CsrMatrix<T>& A, TransferOperators<T>& ops) override;
+  // Keeps the strength mask, the splitting and P's pattern; recomputes the
+  // weights from A's new values. Throws InvalidInput if A's shape or number
+  // of entries differs from the last build.
+  void rebuild(const CsrMatrix<T>& A, TransferOperators<T>& ops) override;
+
+  const ClassicalParams& params() const { return p_; }
+  // kCoarse / kFine per fine point, from the last build.
+  const std::vector<int8_t>& splitting() const { return cf_; }
+  Index num_coarse() const { return n_coarse_; }
+  const ClassicalTimings& timings() const { return timings_; }
+
+ private:
+  void interpolate(const CsrMatrix<T>& A, const std::vector<Index>& diag_pos,
+                   const CsrMatrix<T>* pattern, TransferOperators<T>& ops);
+
+  ClassicalParams p_;
+  std::vector<uint8_t> strong_;  // strength mask on A's pattern (kept for rebuild)
+  std::vector<int8_t> cf_;
+  std::vector<Index> coarse_index_;
+  Index n_coarse_ = 0;
+  Index built_rows_ = -1, built_nnz_ = -1;
+  ClassicalTimings timings_;
+};
+
+}  // namespace jaxamg::classical

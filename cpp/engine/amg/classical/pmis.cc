@@ -1,0 +1,96 @@
+// PMIS coarse-point selection and the C-point numbering shared by all
+// selectors.
+#include <sstream>
+
+#include "amg/classical/splitting.h"
+#include "core/error.h"
+
+namespace jaxamg::classical {
+
+namespace {
+
+// Keeps the undecided entries of U, in order.
+void compact_undecided(const std::vector<int8_t>& cf, std::vector<Index>& U) {
+  std::size_t m = 0;
+  for (std::size_t k = 0; k < U.size(); ++k)
+    if (cf[U[k]] == kUndecided) U[m++] = U[k];
+  U.resize(m);
+}
+
+}  // namespace
+
+void pmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf) {
+  const Index n = S.n;
+  if (static_cast<Index>(cf.size()) != n) {
+    std::ostringstream os;
+    os << "pmis: the splitting has " << cf.size() << " entries for " << n
+       << " points; pass one entry per point";
+    throw InvalidInput(os.str());
+  }
+  // Weight = number of points that would interpolate from i, with a hashed
+  // fraction as tie-breaker; packed in one integer so comparisons are exact.
+  std::vector<uint64_t> key(n);
+#pragma omp parallel for schedule(static)
+  for (Index i = 0; i < n; ++i) {
+    key[i] = (static_cast<uint64_t>(S.num_influences(i)) << 32) | point_hash(i, seed);
+    if (cf[i] == kUndecided && S.num_depends(i) == 0 && S.num_influences(i) == 0) cf[i] = kFine;
+  }
+  std::vector<Index> U;
+  for (Index i = 0; i < n; ++i)
+    if (cf[i] == kUndecided) U.push_back(i);
+  std::vector<uint8_t> flag, lose(n, 0);
+
+  while (!U.empty()) {
+    const Index m = static_cast<Index>(U.size());
+    flag.assign(m, 0);
+    // F points: undecided points that strongly depend on a C point. Decisions
+    // are written in a second loop so every thread reads a fixed state.
+#pragma omp parallel for schedule(static)
+    for (Index u = 0; u < m; ++u) {
+      const Index i = U[u];
+      for (Index k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
+        if (cf[S.col[k]] == kCoarse) { flag[u] = 1; break; }
+    }
+#pragma omp parallel for schedule(static)
+    for (Index u = 0; u < m; ++u)
+      if (flag[u]) cf[U[u]] = kFine;
+    compact_undecided(cf, U);
+    if (U.empty()) break;
+
+    // C points: undecided local maxima of the weight over undecided
+    // neighbours in S + S^T (ties, which the hash makes rare, go to the
+    // larger index). Every edge of S between two undecided points rules out
+    // its smaller end, so S^T is not needed.
+    const Index m2 = static_cast<Index>(U.size());
+#pragma omp parallel for schedule(static)
+    for (Index u = 0; u < m2; ++u) lose[U[u]] = 0;
+#pragma omp parallel for schedule(static)
+    for (Index u = 0; u < m2; ++u) {
+      const Index i = U[u];
+      const uint64_t ki = key[i];
+      for (Index k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) {
+        const Index j = S.col[k];
+        if (cf[j] != kUndecided) continue;
+        const bool j_wins = key[j] > ki || (key[j] == ki && j > i);
+        const Index loser = j_wins ? i : j;
+#pragma omp atomic write
+        lose[loser] = 1;
+      }
+    }
+#pragma omp parallel for schedule(static)
+    for (Index u = 0; u < m2; ++u)
+      if (!lose[U[u]]) cf[U[u]] = kCoarse;
+    compact_undecided(cf, U);
+  }
+}
+
+Index coarse_numbering(const std::vector<int8_t>& cf, std::vector<Index>& coarse_index) {
+  const Index n = static_cast<Index>(cf.size());
+  coarse_index.assign(n, -1);
+  Index nc = 0;
+  for (Index i = 0; i < n; ++i)
+    if (cf[i] == kCoarse) coarse_index[i] = nc++;
+  return nc;
+}
+
+}  // namespace jaxamg::classical
