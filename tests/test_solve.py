@@ -181,3 +181,39 @@ def test_x0_warm_start_cuts_iterations(rng):
     assert warm["iterations"] < cold["iterations"]
     with pytest.raises(ValueError, match="x0 must have the same shape as b"):
         jaxamg.solve(A, b, x0=jnp.zeros(3))
+
+
+def test_save_stats_file_has_both_sections(tmp_path, capsys):
+    A = matrices.poisson_matrix(16, dtype=jnp.float64)
+    b = matrices.rhs_ones(256, dtype=jnp.float64)
+    path = tmp_path / "stats.txt"
+    _, info = jaxamg.solve(A, b, save_stats_file=path)
+    text = path.read_text()
+    assert "AMG GRID STATISTICS" in text and "SOLVER ITERATIONS" in text
+    assert "Number of Levels" in text and "Total Iterations: %d" % info["iterations"] in text
+    assert f"Stats saved to {path}" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="direct call"):
+        jax.jit(lambda r: jaxamg.solve(A, r, save_stats_file=path))(b)
+
+
+def test_same_answer_as_the_command_line(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    import scipy.io
+
+    A = sp.csr_matrix(np.asarray(matrices.poisson_matrix(20, skew=0.3).todense(), np.float64))
+    b = np.linspace(0.0, 1.0, A.shape[0])
+    scipy.io.mmwrite(tmp_path / "A.mtx", A)
+    scipy.io.mmwrite(tmp_path / "b.mtx", b.reshape(-1, 1))
+    out = subprocess.run(
+        [sys.executable, "-m", "jaxamg", "solve", str(tmp_path / "A.mtx"), "--rhs",
+         str(tmp_path / "b.mtx"), "--solution", str(tmp_path / "x.mtx"), "--json"],
+        capture_output=True, text=True, check=True,
+    )
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    x_cli = scipy.io.mmread(tmp_path / "x.mtx").ravel()
+    x, info = jaxamg.solve(A, jnp.asarray(b))
+    assert info["iterations"] == report["iterations"]
+    np.testing.assert_allclose(np.asarray(x), x_cli, rtol=1e-12, atol=1e-14)

@@ -18,6 +18,9 @@ _registered = False
 @functools.lru_cache(maxsize=None)
 def native():
     """The compiled module; raises ImportError with guidance if missing."""
+    from ._threads import configure_openmp
+
+    configure_openmp()
     try:
         from jaxamg import _cpu  # type: ignore[attr-defined]
     except ImportError as e:  # pragma: no cover - depends on the build

@@ -1,0 +1,45 @@
+"""jaxamg: differentiable sparse linear solves (AMG and Krylov) for JAX.
+
+Importing this package is cheap: neither JAX nor the native engine is loaded
+until something that needs them is used. The JAX-facing names below resolve on
+first access (module ``__getattr__``), so ``import jaxamg`` followed by the
+command-line interface or ``jaxamg.config`` never imports JAX.
+"""
+
+import importlib
+
+from ._errors import ConfigError
+from ._version import __version__
+
+# Public name -> the private module that defines it, imported on first use.
+_LAZY_ATTRIBUTES = {
+    "solve": "._solve",
+    "AdjointConvergenceWarning": "._solve",
+    "NullSpaceWarning": ".nullspace",
+    "AMGXStatus": "._status",
+    "with_cache": ".cache",
+    "get_solver_cache_info": ".cache",
+    "clear_solver_cache": ".cache",
+    "finalize": ".cache",
+    "make_preconditioner": ".preconditioners",
+    "make_lineax_preconditioner": ".preconditioners",
+}
+# Public submodules, importable as attributes too (``jaxamg.matrices``).
+_SUBMODULES = ("cache", "config", "matrices", "nullspace", "preconditioners")
+
+__all__ = ["ConfigError", "__version__", *_LAZY_ATTRIBUTES]
+
+
+def __getattr__(name: str):
+    module = _LAZY_ATTRIBUTES.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value  # later lookups bypass this function
+        return value
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module 'jaxamg' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_LAZY_ATTRIBUTES, *_SUBMODULES})

@@ -1,0 +1,53 @@
+"""The package surface: version, lazy attributes, what importing loads."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+import jaxamg
+
+
+def loaded_after(code: str) -> list[str]:
+    """Heavy modules present after running `code` in a fresh interpreter."""
+    probe = (
+        f"{code}\n"
+        "import sys\n"
+        "heavy = ('jax', 'jaxlib', 'jaxamg._engine', 'jaxamg._cpu')\n"
+        "print(sorted(m for m in sys.modules if m in heavy or m.split('.')[0] in heavy[:2]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return eval(done.stdout.strip().split("\n")[-1])
+
+
+def test_version_is_pep440():
+    assert re.fullmatch(r"\d+\.\d+\.\d+((a|b|rc)\d+)?(\.dev\d+)?", jaxamg.__version__)
+
+
+def test_import_loads_neither_jax_nor_native_code():
+    import importlib.util
+
+    # Only meaningful where JAX is installed.
+    assert importlib.util.find_spec("jax") is not None
+    code = "import jaxamg, jaxamg.config; jaxamg.ConfigError; jaxamg.__version__"
+    assert loaded_after(code) == []
+    # The probe itself can see JAX being loaded.
+    assert "jax" in loaded_after("import jax")
+
+
+def test_unknown_attribute():
+    with pytest.raises(AttributeError) as e:
+        jaxamg.no_such_name  # noqa: B018
+    assert str(e.value) == "module 'jaxamg' has no attribute 'no_such_name'"
+
+
+def test_lazy_names_are_listed():
+    names = dir(jaxamg)
+    for name in ("solve", "AMGXStatus", "ConfigError", "config", "matrices", "__version__"):
+        assert name in names
