@@ -1,0 +1,36 @@
+// DENSE_LU_SOLVER: LU factorisation with partial pivoting of the whole
+// (level) matrix stored dense, P A = L U, then two triangular solves per
+// solve. As in AmgX it forces max_iters = 1 and always reports convergence;
+// it is the default coarse solver of AMG.
+//
+// The factorisation is blocked (right-looking, panels of kPanel columns):
+// each panel is factored in a column-major copy, the block row of U is a
+// unit-triangular solve, and the trailing matrix is updated by a packed,
+// register-blocked product (dense_kernels.h), which does nearly all the
+// flops. A pivot below n * eps * max|a_ij| is treated as zero and raises
+// SetupError naming the pivot.
+#pragma once
+#include <vector>
+
+#include "solvers/solver.h"
+
+namespace jaxamg {
+
+template <class T>
+class DenseLUSolver : public Solver<T> {
+ public:
+  DenseLUSolver(SolverContext& ctx, const std::string& scope);
+
+ protected:
+  void solver_setup(bool reuse_structure) override;
+  IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
+
+ private:
+  void factor();
+
+  Index n_ = 0;
+  std::vector<T> lu_;      // row-major n x n: L below the diagonal (unit), U on and above
+  std::vector<Index> piv_; // row i was swapped with piv_[i] at step i
+};
+
+}  // namespace jaxamg

@@ -1,0 +1,51 @@
+// Pieces shared by the smoothers: the OpenMP threshold, the inverse diagonal
+// and the relaxation factor check.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/csr_matrix.h"
+
+namespace jaxamg {
+
+// Implemented by the Jacobi-type smoothers, whose one sweep from a zero guess
+// is the diagonal map r -> dw .* r. CHEBYSHEV uses it to scale its operator
+// without calling the preconditioner through the generic solver interface.
+template <class T>
+class DiagonalScaling {
+ public:
+  virtual ~DiagonalScaling() = default;
+  // dw[i] = w / d_i (d: the diagonal or the l1 row norm), valid after setup.
+  virtual const Vector<T>& scaled_inverse_diagonal() const = 0;
+};
+
+}  // namespace jaxamg
+
+namespace jaxamg::smoothers {
+
+// Below this many rows a sweep is cheaper than OpenMP's fork/join (same
+// threshold as the CPU backend's vector kernels).
+constexpr Index kParallelRows = 8192;
+
+// inv[i] = 1 / a_ii. Throws InvalidInput naming the row when a diagonal is
+// missing or zero (through require_nonzero_diagonal), or when the matrix has
+// no diagonal index (diag_pos not filled by canonicalize/find_diagonal).
+template <class T>
+void inverse_diagonal(const CsrMatrix<T>& A, const std::string& who, std::vector<T>& inv);
+
+// Throws InvalidInput unless diag_pos has one entry per row.
+template <class T>
+void require_diag_index(const CsrMatrix<T>& A, const std::string& who);
+
+// One damped Jacobi-type sweep with a precomputed scaled inverse diagonal
+// `dw` (dw[i] = w / d_i): x <- x + dw .* (b - A x). Residual and update share
+// one pass over A, writing the new iterate to `tmp` and copying it back in the
+// same parallel region. With x_is_zero the SpMV is skipped: x = dw .* b.
+template <class T>
+void diagonal_sweep(const CsrMatrix<T>& A, const T* dw, const T* b, T* x, T* tmp, bool x_is_zero);
+
+// Checks relaxation_factor: 0 means 1 (as in AmgX's Jacobi smoothers);
+// values outside (0, 2] throw ConfigError naming the scope.
+double read_relaxation_factor(double w, const std::string& who, const std::string& scope);
+
+}  // namespace jaxamg::smoothers
