@@ -20,7 +20,7 @@ const std::vector<std::string> kSelectors = {
     "PMIS",   "HMIS",   "AGGRESSIVE_PMIS", "AGGRESSIVE_HMIS", "CR",
     "DUMMY",  "SIZE_2", "SIZE_4",          "SIZE_8",          "MULTI_PAIRWISE",
     "GEO",    "PARALLEL_GREEDY_SELECTOR", "DEFAULT"};
-const std::vector<std::string> kInterpolators = {"D1", "D2", "MULTIPASS", "EM"};
+const std::vector<std::string> kInterpolators = {"D1", "D2", "MULTIPASS", "EM", "D2_TWO_STAGE"};
 const std::vector<std::string> kColoring = {
     "MIN_MAX", "MIN_MAX_2RING", "PARALLEL_GREEDY", "ROUND_ROBIN", "MULTI_HASH", "UNIFORM",
     "GREEDY_MIN_MAX_2RING", "SERIAL_GREEDY_BFS", "GREEDY_RECOLOR", "LOCALLY_DOWNWIND"};
@@ -71,6 +71,7 @@ std::vector<ParamSpec> build() {
       I("full_ghost_level", 0), I("notay_weights", 0), I("modified_handshake", 0),
       I("serial_matching", 0), I("ghost_offdiag_limit", 0), I("aggregate_size", 2),
       I("aggregation_edge_weight_component", 0),
+      I("x_smoothed_aggregation", 0),  // extension: amg/aggregation/smoothed_aggregation.h
       S("coarseAgenerator", "LOW_DEG", {"LOW_DEG", "THRUST", "HYBRID"}),
       S("coarseAgenerator_coarse", "LOW_DEG", {"LOW_DEG", "THRUST", "HYBRID"}),
       I("fine_levels", -1),
