@@ -23,9 +23,10 @@ _LAZY_ATTRIBUTES = {
     "finalize": ".cache",
     "make_preconditioner": ".preconditioners",
     "make_lineax_preconditioner": ".preconditioners",
+    "cache_coloring": ".sparsity",
 }
 # Public submodules, importable as attributes too (``jaxamg.matrices``).
-_SUBMODULES = ("cache", "config", "matrices", "nullspace", "preconditioners")
+_SUBMODULES = ("cache", "config", "matrices", "nullspace", "preconditioners", "sparsity")
 
 __all__ = ["ConfigError", "__version__", *_LAZY_ATTRIBUTES]
 

@@ -90,10 +90,15 @@ def _device_structure(fingerprint: tuple[int, int], indptr_bytes: bytes, indices
     """Device copies of a concrete structure, made once per structure."""
     import jax.numpy as jnp
 
+    import jax
+
     indptr = np.frombuffer(indptr_bytes, dtype=np.int32)
     indices = np.frombuffer(indices_bytes, dtype=np.int32)
     rows = np.repeat(np.arange(indptr.shape[0] - 1, dtype=np.int32), np.diff(indptr))
-    return jnp.asarray(indptr), jnp.asarray(indices), jnp.asarray(rows)
+    # The first call may come from inside a trace (jit, a Krylov loop): the
+    # memoised arrays must be concrete, never that trace's tracers.
+    with jax.ensure_compile_time_eval():
+        return jnp.asarray(indptr), jnp.asarray(indices), jnp.asarray(rows)
 
 
 def structure_arrays(csr: CsrInput, fingerprint: tuple[int, int]):
@@ -267,6 +272,15 @@ def solve(
       this path (direct calls only, not under a transformation).
     - `reuse_setup`: on a cache hit with new values, keep the hierarchy and
       only swap the fine matrix values (cheaper, may converge slower).
+    - `nullspace`, `transpose_nullspace`: for a singular `A`, bases N of
+      null(A) and M of null(A^T): ``"constant"``, a vector, or an ``(n, k)``
+      array (defaults: those attached with :func:`jaxamg.with_cache`; on a
+      matrix marked symmetric a missing one is the other). The solve returns
+      the pseudo-inverse solution ``A^+ b``: ``b`` is projected onto range(A)
+      (``info["rhs_inconsistency"]`` = removed fraction ``|b - b'|/|b|``) and
+      the solution is made orthogonal to N; `jax.grad` gives
+      ``(A^T)^+ g``. Matrix-value gradients assume perturbations that keep
+      both null spaces. See :mod:`jaxamg.nullspace`.
 
     **Returns:** `x` (the dtype rule: float64 if `A` or `b` is float64, else
     float32) and `info`: `iterations`, `residual`, `status`
@@ -289,15 +303,16 @@ def solve(
             "`jaxamg.solve`: the MPI interface (comm, nglobal, partition_info) is not available "
             "in this build yet."
         )
-    if nullspace is not None or transpose_nullspace is not None:
-        raise NotImplementedError(
-            "`jaxamg.solve`: null-space arguments are not available in this build yet."
-        )
     if callable(A) and not hasattr(A, "shape"):
-        raise NotImplementedError(
-            "`jaxamg.solve`: matrix-free operators are not available in this build yet; pass a "
-            "sparse or dense matrix."
-        )
+        from .sparsity import materialize_operator
+
+        n_b = int(np.shape(b)[-1]) if np.ndim(b) else 0
+        # The materialised matrix carries the operator's with_cache metadata.
+        operator = A
+        A = materialize_operator(operator, n_b)
+        for name in ("_is_symmetric", "_nullspace", "_transpose_nullspace"):
+            if hasattr(operator, name):
+                setattr(A, name, getattr(operator, name))
     if not isinstance(block_dim, (int, np.integer)) or isinstance(block_dim, bool) or block_dim < 1:
         raise ValueError(f"`jaxamg.solve`: `block_dim` must be an integer >= 1, got {block_dim!r}.")
     csr = as_csr(A)
@@ -341,10 +356,27 @@ def solve(
                     f"`jaxamg.solve`: `{name}` contains NaN or infinite values; pass finite "
                     "values (under jax.jit such input gives status FAILED and a NaN solution)."
                 )
+    symmetric = bool(
+        getattr(A, "_is_symmetric", False) or getattr(csr.source, "_is_symmetric", False)
+    )
+    null_basis, transpose_basis = _null_spaces(
+        A, csr, dtype, nullspace, transpose_nullspace, symmetric
+    )
+    singular = null_basis is not None or transpose_basis is not None
     config_text = prepare_config(
-        config, save_stats=save_stats_file is not None, block_dim=int(block_dim), **kwargs
+        config,
+        save_stats=save_stats_file is not None,
+        block_dim=int(block_dim),
+        singular=singular,
+        **kwargs,
     )
     _validate_with_engine(config_text)
+    if singular:
+        from .config import uses_dense_lu_coarse_solver
+        from .nullspace import warn_dense_lu
+
+        if uses_dense_lu_coarse_solver(config_text):
+            warn_dense_lu(stacklevel=3)
     fingerprint = structure_fingerprint(csr.indptr, csr.indices)
     indptr, indices, rows = structure_arrays(csr, fingerprint)
     st = _Static(
@@ -353,24 +385,119 @@ def solve(
         reuse_setup=bool(reuse_setup),
         block_dim=int(block_dim),
         history_len=outer_max_iters(config_text) + 1,
-        symmetric=bool(getattr(csr.source, "_is_symmetric", False)),
+        symmetric=symmetric,
         use_x0=use_x0,
     )
     if save_stats_file is not None:
         _ffi.native().take_stats_text()  # drop text left by earlier solves
     direct = is_concrete(data, b, x0)
     try:
-        x, stats = linear_solve(indptr, indices, rows, data, b, x0, st)
+        if singular:
+            x, stats, inconsistency = _singular_solve(
+                indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st
+            )
+        else:
+            x, stats = linear_solve(indptr, indices, rows, data, b, x0, st)
         if direct:
             x = jax.block_until_ready(x)
     except jax.errors.JaxRuntimeError as e:
         raise _to_runtime_error(e) from None
     info = make_info(stats, st.history_len)
+    if transpose_basis is not None:
+        if is_concrete(inconsistency):
+            value = np.asarray(inconsistency)
+            info["rhs_inconsistency"] = float(value) if value.ndim == 0 else value
+        else:
+            info["rhs_inconsistency"] = inconsistency
     if save_stats_file is not None:
         from ._stats import write_stats_file
 
         write_stats_file(_ffi.native().take_stats_text(), save_stats_file)
     return x, info
+
+
+def _singular_solve(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st):
+    """The solve with declared null spaces: projections as JAX operations
+    around the differentiable core, so reverse mode transposes them (the
+    cotangent is projected with N before the adjoint solve, its result with M
+    after it)."""
+    from .nullspace import project_out, relative_norm
+
+    if transpose_basis is not None:
+        b_range = project_out(b, transpose_basis)
+        inconsistency = relative_norm(b - b_range, b)
+    else:
+        b_range, inconsistency = b, None
+    x, stats = linear_solve(indptr, indices, rows, data, b_range, x0, st)
+    if null_basis is not None:
+        x = project_out(x, null_basis)
+    return x, stats, inconsistency
+
+
+def _null_spaces(A, csr, dtype, nullspace, transpose_nullspace, symmetric):
+    """The declared bases as (n, k) arrays (or None), after the defaults
+    attached by ``with_cache``, the symmetric fill-in, validation and the
+    NullSpaceWarning checks on concrete values."""
+    from . import nullspace as ns
+
+    specs = {"nullspace": nullspace, "transpose_nullspace": transpose_nullspace}
+    for name in specs:
+        if specs[name] is None:
+            for owner in (A, csr.source):
+                cached = getattr(owner, f"_{name}", None)
+                if cached is not None:
+                    specs[name] = cached
+                    break
+    if symmetric:
+        if specs["nullspace"] is None:
+            specs["nullspace"] = specs["transpose_nullspace"]
+        if specs["transpose_nullspace"] is None:
+            specs["transpose_nullspace"] = specs["nullspace"]
+    n = csr.n_rows
+    bases = {}
+    for name, spec in specs.items():
+        basis = ns.as_nullspace_basis(spec, n, dtype, name)
+        ns.validate_basis(basis, name)
+        bases[name] = basis
+
+    # Checks on concrete values (each at most once per matrix buffer).
+    buffer = _value_buffer(A, csr)
+    if bases["nullspace"] is None:
+        ns.warn_if_singular(csr.indptr, csr.data, n, buffer=buffer, stacklevel=4)
+    if not symmetric:
+        for given, missing in (("nullspace", "transpose_nullspace"),
+                               ("transpose_nullspace", "nullspace")):
+            if bases[given] is not None and bases[missing] is None:
+                ns.warn_missing_basis(given, stacklevel=4)
+    for name, basis in bases.items():
+        if basis is not None:
+            spec = specs[name]
+            ns.verify_nullspace(
+                csr.indptr,
+                csr.indices,
+                csr.data,
+                basis,
+                name,
+                buffer=buffer,
+                basis_key="constant" if isinstance(spec, str) else spec,
+                dtype=dtype,
+                stacklevel=4,
+            )
+    return bases["nullspace"], bases["transpose_nullspace"]
+
+
+def _value_buffer(A, csr):
+    """The user's array holding the matrix values (what the checks are
+    remembered by): ``A`` itself when dense, else its ``data`` array."""
+    import jax
+
+    if isinstance(A, (np.ndarray, jax.Array)):
+        return A
+    for owner in (A, csr.source):
+        values = getattr(owner, "data", None)
+        if isinstance(values, (np.ndarray, jax.Array)):
+            return values
+    return csr.data
 
 
 @functools.lru_cache(maxsize=256)

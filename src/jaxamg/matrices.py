@@ -19,6 +19,7 @@ __all__ = [
     "poisson3d_matrix",
     "random_matrix",
     "convection_diffusion_matrix_2d",
+    "poisson_matrix_stretched",
     "tridiagonal_operator",
     "poisson_operator",
     "poisson3d_operator",
@@ -152,6 +153,93 @@ def convection_diffusion_matrix_2d(
     values[kinds == 4] = -d + min(vx, 0.0) / h
     dt = _dtype(dtype)
     return _bcsr(jnp.asarray(indptr), jnp.asarray(indices), jnp.asarray(values, dtype=dt), n * n)
+
+
+def poisson_matrix_stretched(
+    nx: int, ny: int, stretch: Any, *, normalize: bool = True, dtype: Any = None
+):
+    """Finite-volume Poisson operator on a stretched grid of the unit square,
+    periodic in x and closed (homogeneous Neumann) in y; returns ``(A, V)``.
+
+    The ``nx`` columns of cells are uniform (width ``1/nx``); the ``ny`` rows
+    of cells grow geometrically, row ``j`` having height proportional to
+    ``stretch**j`` (``stretch = 1`` is the uniform grid). Cell ``(i, j)``
+    (column ``i``, row ``j``) is unknown ``j*nx + i``, and ``V`` holds the cell
+    volumes (areas; they sum to 1).
+
+    The flux form ``L`` gives every face between cells ``p`` and ``q`` the
+    coefficient ``T = |face| / |centre_p - centre_q|``: ``(L u)_p = sum_q T
+    (u_p - u_q)``. It is symmetric positive semidefinite with ``L 1 = 0``.
+
+    - ``normalize=True`` (default): ``A = D^-1 L`` with ``D = diag(V)``, the
+      volume-averaged form. Nonsymmetric unless ``stretch = 1``; ``A 1 = 0``
+      and ``A^T V = 0``, so ``null(A) = span(1)`` and ``null(A^T) = span(V)``.
+    - ``normalize=False``: ``A = L``, symmetric, null space the constants.
+
+    ``stretch`` may be traced (the structure does not depend on it).
+    """
+    import jax.numpy as jnp
+
+    if not isinstance(nx, (int, np.integer)) or nx < 3:
+        raise ValueError(
+            f"`poisson_matrix_stretched`: nx must be an integer >= 3 (the periodic direction "
+            f"needs distinct left and right neighbours), got {nx!r}."
+        )
+    if not isinstance(ny, (int, np.integer)) or ny < 1:
+        raise ValueError(f"`poisson_matrix_stretched`: ny must be an integer >= 1, got {ny!r}.")
+    if isinstance(stretch, (int, float, np.number)) and not (
+        np.isfinite(stretch) and stretch > 0
+    ):
+        raise ValueError(
+            f"`poisson_matrix_stretched`: stretch must be a positive finite number (the ratio "
+            f"of consecutive cell heights), got {stretch!r}."
+        )
+    nx, ny = int(nx), int(ny)
+    n = nx * ny
+    # Structure (NumPy): per stored entry its kind (0 diagonal, 1 x-neighbour,
+    # 2 y-neighbour), the cell row j of its matrix row, and for y-neighbours
+    # the index of the horizontal face (the lower of the two cell rows).
+    cell = np.arange(n).reshape(ny, nx)
+    jj = np.repeat(np.arange(ny), nx).reshape(ny, nx)
+    rows, cols, kinds, faces = [cell.ravel()], [cell.ravel()], [np.zeros(n, np.int8)], [jj.ravel()]
+    for shift in (-1, 1):
+        rows.append(cell.ravel())
+        cols.append(np.roll(cell, -shift, axis=1).ravel())
+        kinds.append(np.ones(n, np.int8))
+        faces.append(jj.ravel())
+    rows += [cell[:-1].ravel(), cell[1:].ravel()]
+    cols += [cell[1:].ravel(), cell[:-1].ravel()]
+    kinds += [np.full(nx * (ny - 1), 2, np.int8)] * 2
+    faces += [jj[:-1].ravel(), jj[:-1].ravel()]
+    rows, cols, kinds, faces = (np.concatenate(a) for a in (rows, cols, kinds, faces))
+    order = np.lexsort((cols, rows))
+    rows, cols, kinds, faces = rows[order], cols[order], kinds[order], faces[order]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))]).astype(np.int32)
+    row_j = rows // nx
+
+    # Values (JAX, from the traced-or-not stretch).
+    dt = _dtype(dtype)
+    s = jnp.asarray(stretch, dtype=dt)
+    growth = s ** jnp.arange(ny, dtype=dt)
+    h = growth / jnp.sum(growth)  # cell heights, summing to 1
+    dx = jnp.asarray(1.0 / nx, dt)
+    t_x = h / dx  # vertical faces: |face| = h_j, centre distance dx
+    t_y = dx / (0.5 * (h[:-1] + h[1:]))  # horizontal faces between rows j and j+1
+    t_y_below = jnp.concatenate([jnp.zeros(1, dt), t_y])  # face under row j
+    t_y_above = jnp.concatenate([t_y, jnp.zeros(1, dt)])  # face over row j
+    diagonal = 2 * t_x + t_y_below + t_y_above
+    t_y_padded = jnp.concatenate([t_y, jnp.zeros(1, dt)])
+    k = jnp.asarray(kinds)
+    data = jnp.where(
+        k == 0,
+        diagonal[row_j],
+        jnp.where(k == 1, -t_x[row_j], -t_y_padded[faces]),
+    )
+    volumes = jnp.tile(h[:, None] * dx, (1, nx)).reshape(n)
+    if normalize:
+        data = data / volumes[rows]
+    A = _bcsr(jnp.asarray(indptr), jnp.asarray(cols.astype(np.int32)), data.astype(dt), n)
+    return A, volumes.astype(dt)
 
 
 def tridiagonal_operator(diagonal_value: Any = 2.0, dtype: Any = None):
