@@ -164,7 +164,7 @@ def test_convolution_parameters(rng):
         (
             lambda x: lax.conv_general_dilated(
                 x.reshape(2, 4, 7, 6),
-                jnp.asarray(kernel),
+                jnp.asarray(kernel, x.dtype),
                 (2, 1),
                 ((1, 2), (0, 1)),
                 lhs_dilation=(1, 2),
@@ -176,7 +176,7 @@ def test_convolution_parameters(rng):
         (
             lambda x: lax.conv_general_dilated(
                 x.reshape(1, 6, 6, 2),
-                jnp.asarray(k2),
+                jnp.asarray(k2, x.dtype),
                 (1, 1),
                 "SAME",
                 dimension_numbers=("NHWC", "HWIO", "NHWC"),
@@ -185,7 +185,7 @@ def test_convolution_parameters(rng):
         ),
         (
             lambda x: lax.conv_general_dilated(
-                x.reshape(4, 3, 5, 5), jnp.asarray(k3), (1, 1), "VALID", batch_group_count=2
+                x.reshape(4, 3, 5, 5), jnp.asarray(k3, x.dtype), (1, 1), "VALID", batch_group_count=2
             ).reshape(-1),
             300,
         ),
