@@ -154,7 +154,8 @@ void solve_typed(const Attrs& at, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi:
     const std::size_t value_bytes = static_cast<std::size_t>(nnz) * sizeof(T);
     if (!solver) {
       auto fresh = std::make_unique<LinearSolver<T>>(std::string(at.config));
-      fresh->setup(static_cast<Index>(n), ptr, idx, vals, static_cast<Index>(nnz));
+      fresh->setup(static_cast<Index>(n), ptr, idx, vals, static_cast<Index>(nnz),
+                   static_cast<Index>(at.block_dim));
       solver = std::move(fresh);
       entry->values.assign(reinterpret_cast<const unsigned char*>(vals),
                            reinterpret_cast<const unsigned char*>(vals) + value_bytes);

@@ -25,7 +25,7 @@ std::size_t AmgLevel<T>::bytes() const {
   };
   std::size_t total = A ? mat(*A) : 0;
   total += mat(ops.P) + mat(ops.R);
-  for (const Vector<T>* v : {&b, &x, &r, &e, &Ae, &kr, &kz, &kp, &ky}) {
+  for (const Vector<T>* v : {&b, &x, &r, &restrict_work, &e, &Ae, &kr, &kz, &kp, &ky}) {
     total += v->size() * sizeof(T);
   }
   return total;
@@ -53,13 +53,20 @@ class CycleRunner {
     const int pre = sweeps(l, p_.presweeps);
     smooth(L, b, x, x_is_zero, pre);
     const bool x_still_zero = x_is_zero && (pre <= 0 || !L.smoother);
-    if (x_still_zero) {
-      cpu::copy(n, b, L.r.data());
-    } else {
-      cpu::residual(*L.A, x, b, L.r.data());
-    }
     AmgLevel<T>& C = levels_[l + 1];
-    cpu::spmv(L.ops.R, L.r.data(), C.b.data());
+    if (L.r_is_pt) {
+      // b_c = P^T (b - A x) in one pass; r is kept only for error scaling.
+      cpu::restrict_residual(*L.A, x_still_zero ? nullptr : x, b, L.ops.P, C.b.data(),
+                             L.r.empty() ? nullptr : L.r.data(), L.restrict_work.data(),
+                             L.restrict_work.size());
+    } else {
+      if (x_still_zero) {
+        cpu::copy(n, b, L.r.data());
+      } else {
+        cpu::residual(*L.A, x, b, L.r.data());
+      }
+      cpu::spmv(L.ops.R, L.r.data(), C.b.data());
+    }
     dispatch(l + 1, l + 1 == coarsest_ ? CycleType::kV : type);
     correct(l, x);
     smooth(L, b, x, false, sweeps(l, p_.postsweeps));

@@ -36,16 +36,21 @@ struct AmgLevel {
   std::shared_ptr<const CsrMatrix<T>> A;
   std::shared_ptr<CsrMatrix<T>> owned;
 
-  // Transfer to the next coarser level (empty on the coarsest).
+  // Transfer to the next coarser level (empty on the coarsest). With
+  // r_is_pt, R = P^T is not stored (ops.R is empty) and the cycle restricts
+  // with P^T; `shown` holds both operators once AmgSolver::transfer asks.
   std::unique_ptr<Coarsening<T>> coarsening;
   TransferOperators<T> ops;
+  bool r_is_pt = false;
+  mutable std::unique_ptr<TransferOperators<T>> shown;
   cpu::GalerkinProduct<T> galerkin;
 
   std::unique_ptr<Solver<T>> smoother;  // nullptr: no smoothing on this level
 
   // Work vectors, sized at setup so that the cycle never allocates.
   Vector<T> b, x;           // right-hand side and iterate (levels > 0)
-  Vector<T> r;              // residual (levels with a coarser level)
+  Vector<T> r;              // residual (with a stored R, or error scaling)
+  Vector<T> restrict_work;  // r_is_pt: per-thread partial sums of P^T r
   Vector<T> e, Ae;          // error scaling: smoothed correction and A e
   Vector<T> kr, kz, kp, ky;  // K-cycle: CG vectors (levels > 0)
 

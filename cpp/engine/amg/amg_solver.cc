@@ -1,11 +1,14 @@
 #include "amg/amg_solver.h"
 
+#include <omp.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <utility>
 
 #include "amg/grid_stats.h"
+#include "backend/cpu/blas.h"
 #include "core/error.h"
 
 namespace jaxamg {
@@ -150,7 +153,10 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
       L.galerkin.clear();
       L.coarsening->build(*L.A, L.ops);
     }
-    timings_.coarsening += now_seconds() - t;
+    AmgSetupTimings::Level lt;
+    lt.coarsening = now_seconds() - t;
+    lt.phases = L.coarsening->phase_seconds();
+    timings_.coarsening += lt.coarsening;
 
     CsrMatrix<T>& P = L.ops.P;
     CsrMatrix<T>& R = L.ops.R;
@@ -166,11 +172,18 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
     if (nc == 0 || nc >= n || nc > coarsen_threshold_ * n || nc < min_rows) {
       L.coarsening.reset();
       L.ops = TransferOperators<T>();
+      L.r_is_pt = false;
+      L.shown.reset();
       L.galerkin.clear();
       break;
     }
-    // A coarsening that leaves R empty means R = P^T.
-    if (R.nrows == 0 && R.ncols == 0) R = transpose(P);
+    // A coarsening that leaves R empty means R = P^T: it is formed for the
+    // Galerkin product only.
+    const bool builds = L.coarsening->builds_coarse_matrix();
+    const bool r_formed = R.nrows == 0 && R.ncols == 0;
+    if (r_formed) R = transpose(P);
+    L.r_is_pt = !builds && (r_formed || L.coarsening->restriction_is_transpose());
+    L.shown.reset();
     if (R.nrows != nc || R.ncols != n) {
       throw SetupError("AMG level " + std::to_string(l) + ": R is " + std::to_string(R.nrows) +
                        " x " + std::to_string(R.ncols) + " but P is " + std::to_string(n) +
@@ -178,7 +191,6 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
     }
 
     t = now_seconds();
-    const bool builds = L.coarsening->builds_coarse_matrix();
     const bool in_place = reusing && C.owned && C.owned->nrows == nc &&
                           (builds || L.galerkin.has_plan());
     if (in_place) {
@@ -207,13 +219,20 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
                        " but P has " + std::to_string(nc) + " columns");
     }
     if (Ac.diag_pos.size() != static_cast<std::size_t>(nc)) Ac.find_diagonal();
-    timings_.galerkin += now_seconds() - t;
+    Ac.block_dim = L.A->block_dim;  // block aggregation keeps every level k-blocked
+    // R = P^T has served the Galerkin product; the cycle restricts with P^T.
+    if (L.r_is_pt) R = CsrMatrix<T>();
+    lt.galerkin = now_seconds() - t;
+    timings_.galerkin += lt.galerkin;
+    timings_.levels.push_back(std::move(lt));
     same.push_back(in_place);
   }
   levels_.resize(static_cast<std::size_t>(l) + 1);
   AmgLevel<T>& coarsest = levels_.back();
   coarsest.coarsening.reset();
   coarsest.ops = TransferOperators<T>();
+  coarsest.r_is_pt = false;
+  coarsest.shown.reset();
   coarsest.galerkin.clear();
   return same;
 }
@@ -243,8 +262,14 @@ std::vector<bool> AmgSolver<T>::transpose_levels(const AmgSolver& src) {
     // (R A P)^T = P^T A^T R^T: the transposed hierarchy restricts with P^T
     // and prolongates with R^T.
     if (S.has_coarser()) {
-      D.ops.P = transpose(S.ops.R);
-      D.ops.R = transpose(S.ops.P);
+      if (S.r_is_pt) {
+        // R = P^T: P' = R^T = P, and R' = P^T is again implicit.
+        D.ops.P = S.ops.P;
+        D.r_is_pt = true;
+      } else {
+        D.ops.P = transpose(S.ops.R);
+        D.ops.R = transpose(S.ops.P);
+      }
     }
   }
   timings_.galerkin += now_seconds() - t;
@@ -299,7 +324,13 @@ void AmgSolver<T>::allocate_work() {
     // Level 0 works in the caller's b and x.
     size(lev.b, l > 0 ? n : 0);
     size(lev.x, l > 0 ? n : 0);
-    size(lev.r, coarser ? n : 0);
+    // The residual is stored only for an explicit R or for error scaling;
+    // otherwise the cycle forms P^T (b - A x) in one pass.
+    size(lev.r, coarser && (!lev.r_is_pt || cycle_.error_scaling >= 2) ? n : 0);
+    size(lev.restrict_work,
+         coarser && lev.r_is_pt
+             ? cpu::restrict_work_size(lev.ops.P, static_cast<int>(omp_get_max_threads()))
+             : 0);
     size(lev.e, coarser && cycle_.error_scaling >= 2 ? n : 0);
     size(lev.Ae, coarser && cycle_.error_scaling >= 2 ? n : 0);
     // K-cycles run on every level but the finest and the coarsest.
@@ -338,6 +369,18 @@ std::unique_ptr<Solver<T>> AmgSolver<T>::make_transposed(
   s->setup(std::move(At));
   s->transpose_of_ = nullptr;
   return s;
+}
+
+template <class T>
+const TransferOperators<T>& AmgSolver<T>::transfer(int l) const {
+  const AmgLevel<T>& lev = levels_.at(l);
+  if (!lev.r_is_pt) return lev.ops;
+  if (!lev.shown) {
+    lev.shown = std::make_unique<TransferOperators<T>>();
+    lev.shown->P = lev.ops.P;
+    lev.shown->R = transpose(lev.ops.P);
+  }
+  return *lev.shown;
 }
 
 template <class T>

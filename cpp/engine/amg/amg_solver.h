@@ -29,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "amg/amg_level.h"
@@ -43,6 +44,13 @@ struct AmgSetupTimings {
   double galerkin = 0;     // Ac = R A P (or the coarsening's own generator)
   double smoothers = 0;    // smoother and coarse-solver setups
   double total = 0;
+  // The same per coarsened level (level l -> l + 1), with the coarsening's
+  // own phases (Coarsening::phase_seconds).
+  struct Level {
+    double coarsening = 0, galerkin = 0;
+    std::vector<std::pair<std::string, double>> phases;
+  };
+  std::vector<Level> levels;
 };
 
 template <class T>
@@ -56,8 +64,9 @@ class AmgSolver : public Solver<T> {
 
   int num_levels() const { return static_cast<int>(levels_.size()); }
   const CsrMatrix<T>& level_matrix(int l) const { return *levels_.at(l).A; }
-  // Transfer operators from level l to l + 1 (empty on the coarsest).
-  const TransferOperators<T>& transfer(int l) const { return levels_.at(l).ops; }
+  // Transfer operators from level l to l + 1 (empty on the coarsest). An R
+  // that is P^T is not kept by the hierarchy; it is formed on this call.
+  const TransferOperators<T>& transfer(int l) const;
   // The coarse solver, or nullptr when the coarsest level is smoothed.
   const Solver<T>* coarse_solver() const { return coarse_solver_.get(); }
   const AmgSetupTimings& setup_timings() const { return timings_; }

@@ -5,6 +5,8 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "config/config.h"
 #include "core/csr_matrix.h"
@@ -27,11 +29,17 @@ class Coarsening {
   // A has the sparsity seen by build(): keep the splitting/aggregates and
   // P's pattern, recompute the values of P and R.
   virtual void rebuild(const CsrMatrix<T>& A, TransferOperators<T>& ops) { build(A, ops); }
+  // True if the R built is exactly P^T: the AMG level then keeps only P once
+  // the coarse matrix is built, and restricts with P^T.
+  virtual bool restriction_is_transpose() const { return false; }
   // Aggregation builds A_c without a general SpGEMM; classical returns false
   // and the AMG level computes R A P.
   virtual bool builds_coarse_matrix() const { return false; }
   virtual void coarse_matrix(const CsrMatrix<T>& /*A*/, const TransferOperators<T>& /*ops*/,
                              CsrMatrix<T>& /*Ac*/) {}
+  // Wall-clock seconds of the phases of the last build/rebuild, by name
+  // (statistics only; empty if the algorithm does not time itself).
+  virtual std::vector<std::pair<std::string, double>> phase_seconds() const { return {}; }
 };
 
 // Chooses the algorithm from `algorithm` (CLASSICAL | AGGREGATION) in the

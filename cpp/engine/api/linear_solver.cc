@@ -19,10 +19,19 @@ LinearSolver<T>::LinearSolver(Config config) : ctx_(std::make_unique<SolverConte
 
 template <class T>
 void LinearSolver<T>::setup(Index nrows, const Index* row_ptr, const Index* col, const T* val,
-                            Index nnz) {
+                            Index nnz, Index block_dim) {
   if (nrows <= 0) {
     throw InvalidInput("A: the matrix has " + std::to_string(nrows) +
                        " rows; pass a non-empty square matrix");
+  }
+  if (block_dim < 1) {
+    throw InvalidInput("block_dim = " + std::to_string(block_dim) +
+                       " is not a block size; pass an integer >= 1");
+  }
+  if (nrows % block_dim != 0) {
+    throw InvalidInput("A: " + std::to_string(nrows) + " rows are not divisible by block_dim = " +
+                       std::to_string(block_dim) +
+                       "; a block matrix needs a whole number of block rows");
   }
   if (row_ptr[0] != 0 || row_ptr[nrows] != nnz) {
     throw InvalidInput("A: row offsets must run from 0 to nnz = " + std::to_string(nnz) +
@@ -41,6 +50,7 @@ void LinearSolver<T>::setup(Index nrows, const Index* row_ptr, const Index* col,
   A->row_ptr.assign(row_ptr, row_ptr + nrows + 1);
   A->col.assign(col, col + nnz);
   A->val.assign(val, val + nnz);
+  A->block_dim = block_dim;
   // Detect whether the input is canonical before canonicalize reorders it.
   bool sorted = true;
   for (Index i = 0; i < nrows && sorted; ++i) {
@@ -124,7 +134,9 @@ SolveResult LinearSolver<T>::solve(const T* b, T* x, Index n, bool use_x0, bool 
   Solver<T>* s = solver_.get();
   if (transpose) {
     if (!transposed_) {
-      transposed_ = solver_->make_transposed(std::make_shared<CsrMatrix<T>>(jaxamg::transpose(*A_)));
+      auto At = std::make_shared<CsrMatrix<T>>(jaxamg::transpose(*A_));
+      At->block_dim = A_->block_dim;
+      transposed_ = solver_->make_transposed(At);
     }
     s = transposed_.get();
   }

@@ -33,7 +33,12 @@ class LinearSolver {
 
   // Copies and canonicalises the matrix (sorting columns, summing duplicate
   // entries), then builds the solver tree. Throws InvalidInput/ConfigError.
-  void setup(Index nrows, const Index* row_ptr, const Index* col, const T* val, Index nnz);
+  // block_dim > 1 declares square block_dim x block_dim blocks with unknowns
+  // interleaved node-major (row i*k + c is component c of node i): it must
+  // divide nrows (InvalidInput otherwise); aggregation AMG then aggregates
+  // whole nodes and BLOCK_JACOBI inverts the diagonal blocks.
+  void setup(Index nrows, const Index* row_ptr, const Index* col, const T* val, Index nnz,
+             Index block_dim = 1);
   // New values for the pattern given to setup, in the caller's order (the
   // same layout as setup's `val`). Keeps coarsening and interpolation
   // pattern (structure_reuse) and recomputes the numbers.
@@ -46,6 +51,7 @@ class LinearSolver {
   SolveResult solve(const T* b, T* x, Index n, bool use_x0, bool transpose = false);
 
   Index rows() const { return A_ ? A_->nrows : 0; }
+  Index block_dim() const { return A_ ? A_->block_dim : 1; }
   Index nnz() const { return input_nnz_; }
   const CsrMatrix<T>& matrix() const { return *A_; }
   Solver<T>& solver() { return *solver_; }

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,13 +32,39 @@ bool looks_like_json(const std::string& text) {
   return false;
 }
 
+// At most 40 characters of `v` as JSON text, for messages. dump() recurses
+// once per nesting level, so a value nested deeper than a message needs
+// shows as [...] or {...} ([[[[...]]]] a million deep would overflow the stack).
+std::string preview(const json& v) {
+  constexpr int kMaxDepth = 16;
+  std::vector<std::pair<const json*, int>> todo{{&v, 0}};
+  while (!todo.empty()) {
+    const auto [node, depth] = todo.back();
+    todo.pop_back();
+    if (!node->is_structured()) continue;
+    if (depth == kMaxDepth) {
+      return std::string(v.is_array() ? "[...]" : "{...}") + " nested more than " +
+             std::to_string(kMaxDepth) + " levels deep";
+    }
+    for (const json& child : *node) todo.emplace_back(&child, depth + 1);
+  }
+  return v.dump().substr(0, 40);
+}
+
+// Nested solver objects ({"preconditioner": {"solver": ..., "smoother":
+// {...}}}) deeper than this are refused before the recursive walk below
+// could overflow the stack.
+constexpr int kMaxSolverNesting = 64;
+
 // Reads `text` as one JSON object; returns false if it is not JSON at all.
 bool read_json(const std::string& text, json& doc) {
   try {
     // nlohmann keeps the last of duplicate keys, which is AmgX's outcome
     // (its reader walks all of them and the last assignment stays).
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error, and out_of_range for a number too large for a double
+    // (1e999).
     if (looks_like_json(text)) {
       throw ConfigError(std::string("config is not valid JSON: ") + e.what() +
                         "; fix the JSON syntax (legacy name=value text does not start with '{')");
@@ -45,7 +73,7 @@ bool read_json(const std::string& text, json& doc) {
   }
   if (!doc.is_object()) {
     throw ConfigError("a JSON config must be an object {...}, got " +
-                      std::string(doc.type_name()) + " " + doc.dump().substr(0, 40));
+                      std::string(doc.type_name()) + " " + preview(doc));
   }
   return true;
 }
@@ -55,7 +83,7 @@ void store_value(Config& cfg, const std::string& scope, const std::string& key, 
     // AmgX builds an error for these and never throws it; we keep the
     // behaviour and report it among the warnings.
     std::string note = "parameter '" + key + "' in scope '" + scope + "' is a JSON " +
-                       v.type_name() + " (" + v.dump().substr(0, 40) +
+                       v.type_name() + " (" + preview(v) +
                        ") and is ignored, as AmgX does; write " +
                        (v.is_boolean() ? "1 or 0" : "a number or a string");
     if (!find_param(key)) note += " (and '" + key + "' is not a registered parameter)";
@@ -78,13 +106,17 @@ void store_value(Config& cfg, const std::string& scope, const std::string& key, 
   }
 }
 
-void walk(Config& cfg, const json& obj, const std::string& scope, bool nested, bool patch);
+void walk(Config& cfg, const json& obj, const std::string& scope, int depth, bool patch);
 
 // `key` holds an object: a solver with its own scope, or (patch mode, no
 // "solver" entry) new values for the solver `key` already names.
 void open_child(Config& cfg, const std::string& scope, const std::string& key, const json& v,
-                bool patch) {
+                int depth, bool patch) {
   const std::string where = "'" + key + "' (scope '" + scope + "')";
+  if (depth >= kMaxSolverNesting) {
+    throw ConfigError("the object for " + where + " nests solvers more than " +
+                      std::to_string(kMaxSolverNesting) + " levels deep; flatten the config");
+  }
   if (!opens_scope(key)) {
     require_param(key, scope);  // an unknown name is the better message
     throw ConfigError("parameter " + where + " cannot hold an object; only " +
@@ -93,13 +125,13 @@ void open_child(Config& cfg, const std::string& scope, const std::string& key, c
   const bool has_scope = v.contains("scope");
   if (has_scope && !v["scope"].is_string()) {
     throw ConfigError("\"scope\" in the object for " + where + " must be a string, got " +
-                      v["scope"].dump());
+                      preview(v["scope"]));
   }
   const std::string given_scope = has_scope ? v["scope"].get<std::string>() : "";
   const bool has_solver = v.contains("solver");
   if (has_solver && !v["solver"].is_string()) {
     throw ConfigError("\"solver\" in the object for " + where +
-                      " must be a solver name string, got " + v["solver"].dump());
+                      " must be a solver name string, got " + preview(v["solver"]));
   }
   std::string child_scope;
   if (!has_solver) {
@@ -128,18 +160,19 @@ void open_child(Config& cfg, const std::string& scope, const std::string& key, c
     }
     define_solver_scope(cfg, scope, key, name, child_scope, patch);
   }
-  walk(cfg, v, child_scope, true, patch);
+  walk(cfg, v, child_scope, depth + 1, patch);
 }
 
 // Walks one object whose values belong to `scope`.
-void walk(Config& cfg, const json& obj, const std::string& scope, bool nested, bool patch) {
+// depth: 0 for the outermost object, else the number of enclosing solver objects.
+void walk(Config& cfg, const json& obj, const std::string& scope, int depth, bool patch) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     const std::string& key = it.key();
     if (key == "config_version" || key == "scope") continue;  // not parameters
     // Inside a nested object, "solver" is the type the parent already read.
-    if (nested && (key == "solver" || key == "eig_solver")) continue;
+    if (depth > 0 && (key == "solver" || key == "eig_solver")) continue;
     if (it.value().is_object()) {
-      open_child(cfg, scope, key, it.value(), patch);
+      open_child(cfg, scope, key, it.value(), depth, patch);
     } else {
       store_value(cfg, scope, key, it.value());
     }
@@ -152,7 +185,7 @@ Config Config::parse(const std::string& text) {
   json doc;
   if (!read_json(text, doc)) return parse_legacy(text);
   Config cfg;
-  walk(cfg, doc, "default", false, false);
+  walk(cfg, doc, "default", 0, false);
   return cfg;
 }
 
@@ -175,7 +208,7 @@ void Config::merge_patch(const std::string& json_or_legacy) {
   Config patched = *this;  // a failing patch leaves this config unchanged
   json doc;
   if (read_json(json_or_legacy, doc)) {
-    walk(patched, doc, "default", false, true);
+    walk(patched, doc, "default", 0, true);
   } else {
     config_internal::apply_legacy_text(patched, json_or_legacy, true);
   }

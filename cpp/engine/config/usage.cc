@@ -110,15 +110,24 @@ const std::set<std::string> kDefault = {
     "complex_conversion", "rhs_from_a", "matrix_writer", "use_opt_kernels",
     "use_cusparse_spgemm", "exception_handling", "print_config"};
 
-void visit(const Config& cfg, const std::string& role, const SolverRef& ref,
-           const std::string& parent_scope, const std::string& parent, int depth,
+// Depth first with an explicit stack, not recursion: a legacy chain
+// s0:preconditioner(s1)=PCG, s1:preconditioner(s2)=PCG, ... is as long as the
+// text, and recursing along it overflowed the stack.
+void visit(const Config& cfg, const SolverNode& root,
            std::set<std::pair<std::string, std::string>>& seen, std::vector<SolverNode>& out) {
-  if (ref.name == "NOSOLVER") return;
-  out.push_back({role, ref, parent_scope, parent, depth});
-  if (!seen.insert({ref.scope, ref.name}).second) return;
-  for (const std::string& key : child_keys(ref.name)) {
-    const SolverRef child = cfg.get_solver(key, ref.scope);
-    visit(cfg, key, child, ref.scope, ref.name, depth + 1, seen, out);
+  std::vector<SolverNode> todo{root};
+  while (!todo.empty()) {
+    const SolverNode node = std::move(todo.back());
+    todo.pop_back();
+    if (node.ref.name == "NOSOLVER") continue;
+    out.push_back(node);
+    if (!seen.insert({node.ref.scope, node.ref.name}).second) continue;
+    const std::vector<std::string> keys = child_keys(node.ref.name);
+    // Pushed last to first, so the first key's subtree comes out first.
+    for (auto key = keys.rbegin(); key != keys.rend(); ++key) {
+      todo.push_back({*key, cfg.get_solver(*key, node.ref.scope), node.ref.scope, node.ref.name,
+                      node.depth + 1});
+    }
   }
 }
 
@@ -135,7 +144,7 @@ std::vector<std::string> child_keys(const std::string& solver) {
 std::vector<SolverNode> solver_tree(const Config& cfg) {
   std::vector<SolverNode> out;
   std::set<std::pair<std::string, std::string>> seen;
-  visit(cfg, "solver", cfg.top_solver(), "default", "", 0, seen, out);
+  visit(cfg, {"solver", cfg.top_solver(), "default", "", 0}, seen, out);
   return out;
 }
 

@@ -23,7 +23,9 @@ template <class T>
 Index CsrMatrix<T>::find_diagonal() {
   diag_pos.assign(nrows, -1);
   Index missing = 0;
-#pragma omp parallel for reduction(+ : missing) schedule(static)
+  // Small matrices (coarse levels) are searched serially: a parallel region
+  // costs more than the loop there.
+#pragma omp parallel for reduction(+ : missing) schedule(static) if (nrows > 8192)
   for (Index i = 0; i < nrows; ++i) {
     // Columns are sorted: binary search.
     const Index* b = col.data() + row_ptr[i];
@@ -72,33 +74,47 @@ bool canonicalize(CsrMatrix<T>& A, const std::string& what) {
     fail(os.str());
   }
   bool changed = false;
-  bool bad_index = false, bad_value = false;
-  Index bad_row = 0, bad_col = 0;
-  // Check ranges and finiteness, and whether each row is already sorted.
-  std::vector<char> unsorted(A.nrows, 0);
+  // Check ranges and finiteness, and whether every row is already sorted
+  // (in parallel; the first offending row is found again serially).
+  const Index* rp = A.row_ptr.data();
+  const Index* ci = A.col.data();
+  const T* v = A.val.data();
+  const Index ncols = A.ncols;
+  Index bad_index_row = A.nrows, bad_value_row = A.nrows;
+  int unsorted = 0;
+#pragma omp parallel for schedule(static) reduction(min : bad_index_row, bad_value_row) \
+    reduction(| : unsorted) if (nnz > (1 << 16))
   for (Index i = 0; i < A.nrows; ++i) {
-    for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
-      if (A.col[k] < 0 || A.col[k] >= A.ncols) {
-        if (!bad_index) { bad_row = i; bad_col = A.col[k]; }
-        bad_index = true;
-      }
-      if (!std::isfinite(static_cast<double>(A.val[k]))) {
-        if (!bad_value && !bad_index) { bad_row = i; bad_col = A.col[k]; }
-        bad_value = true;
-      }
-      if (k > A.row_ptr[i] && A.col[k] <= A.col[k - 1]) unsorted[i] = 1;
+    const Index k1 = rp[i + 1];
+    bool bad_i = false, bad_v = false;
+    for (Index k = rp[i]; k < k1; ++k) {
+      bad_i |= ci[k] < 0 || ci[k] >= ncols;
+      bad_v |= !std::isfinite(static_cast<double>(v[k]));
+      if (k > rp[i]) unsorted |= ci[k] <= ci[k - 1];
     }
+    if (bad_i) bad_index_row = std::min(bad_index_row, i);
+    if (bad_v) bad_value_row = std::min(bad_value_row, i);
   }
-  if (bad_index) {
-    fail("column index " + std::to_string(bad_col) + " in row " + std::to_string(bad_row) +
+  // An index error is reported first, at its first occurrence; a value
+  // error only when it comes before any index error (so there is none).
+  if (bad_index_row < A.nrows) {
+    Index bad_col = 0;
+    for (Index k = rp[bad_index_row]; k < rp[bad_index_row + 1]; ++k) {
+      if (ci[k] < 0 || ci[k] >= ncols) { bad_col = ci[k]; break; }
+    }
+    fail("column index " + std::to_string(bad_col) + " in row " + std::to_string(bad_index_row) +
          " is out of range [0, " + std::to_string(A.ncols) + "); pass 0-based column indices");
   }
-  if (bad_value) {
-    fail("entry (" + std::to_string(bad_row) + ", " + std::to_string(bad_col) +
+  if (bad_value_row < A.nrows) {
+    Index bad_col = 0;
+    for (Index k = rp[bad_value_row]; k < rp[bad_value_row + 1]; ++k) {
+      if (!std::isfinite(static_cast<double>(v[k]))) { bad_col = ci[k]; break; }
+    }
+    fail("entry (" + std::to_string(bad_value_row) + ", " + std::to_string(bad_col) +
          ") is NaN or infinite; pass finite matrix values");
   }
   // Sort unsorted rows and merge duplicates (summing them, as SciPy does).
-  if (std::any_of(unsorted.begin(), unsorted.end(), [](char c) { return c != 0; })) {
+  if (unsorted) {
     changed = true;
     std::vector<Index> new_ptr(A.nrows + 1, 0);
     std::vector<Index> new_col;
@@ -172,6 +188,7 @@ CsrMatrix<T> transpose(const CsrMatrix<T>& A) {
     }
   }
   B.find_diagonal();
+  B.block_dim = A.block_dim;  // the transpose of a block matrix is blocked alike
   return B;
 }
 
@@ -183,6 +200,7 @@ CsrMatrix<To> convert_values(const CsrMatrix<From>& A) {
   B.row_ptr = A.row_ptr;
   B.col = A.col;
   B.diag_pos = A.diag_pos;
+  B.block_dim = A.block_dim;
   B.val.assign(A.val.begin(), A.val.end());
   return B;
 }

@@ -20,6 +20,10 @@ struct CsrMatrix {
   std::vector<Index> col;         // nnz
   std::vector<T> val;             // nnz
   std::vector<Index> diag_pos;    // nrows; filled by find_diagonal()
+  // Rows (and columns) form square block_dim x block_dim blocks, unknowns
+  // interleaved node-major: row i*block_dim + c is component c of node i.
+  // Storage stays scalar CSR; algorithms that know about blocks honour it.
+  Index block_dim = 1;
 
   CsrMatrix() = default;
   CsrMatrix(Index rows, Index cols) : nrows(rows), ncols(cols), row_ptr(rows + 1, 0) {}

@@ -49,7 +49,7 @@ NormType parse_norm(const std::string& s) {
 
 template <class T>
 Solver<T>::Solver(SolverContext& ctx, const std::string& scope, const std::string& name)
-    : ctx_(ctx), scope_(scope), name_(name) {
+    : ctx_(ctx), scope_(scope), name_(name), depth_(ctx.nesting) {
   Config& cfg = ctx_.config;
   max_iters_ = cfg.get_int("max_iters", scope_);
   tolerance_ = cfg.get_double("tolerance", scope_);
@@ -83,6 +83,22 @@ std::unique_ptr<Solver<T>> Solver<T>::create_child(const std::string& key) const
       }
     }
   }
+  // Scopes that name each other (CHEBYSHEV whose preconditioner is CHEBYSHEV
+  // in the same scope, or a patch closing a loop) would nest solvers until the
+  // stack overflows.
+  constexpr int kMaxDepth = 32;
+  if (depth_ >= kMaxDepth) {
+    throw ConfigError("the solver tree is deeper than " + std::to_string(kMaxDepth) +
+                      " levels at " + ref.name + " (scope '" + ref.scope + "'), the " + key +
+                      " of " + name_ + " (scope '" + scope_ + "'): the config's scopes form a "
+                      "loop; give each nested solver a scope of its own");
+  }
+  struct Restore {
+    int& nesting;
+    int saved;
+    ~Restore() { nesting = saved; }
+  } restore{ctx_.nesting, ctx_.nesting};
+  ctx_.nesting = depth_ + 1;
   return create_solver<T>(ctx_, ref);
 }
 
@@ -98,7 +114,14 @@ void Solver<T>::setup(std::shared_ptr<const CsrMatrix<T>> A, bool reuse_structur
     reuse_structure = false;  // a different pattern cannot reuse anything
   }
   A_ = std::move(A);
-  r_.resize(A_->nrows);
+  // The residual workspace serves the monitoring loop and the Krylov
+  // recurrences; smoothers and inner AMG solvers never touch it, and on a
+  // large level it is as big as a solution vector.
+  if (monitor_residual_ || keeps_residual()) {
+    r_.resize(A_->nrows);
+  } else {
+    Vector<T>().swap(r_);
+  }
   solver_setup(reuse_structure);
   setup_seconds_ = now_seconds() - t0;
 }
@@ -141,6 +164,8 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
   if (!A_) throw InvalidInput(name_ + ": solve called before setup");
   const double t0 = now_seconds();
   const std::size_t n = rows();
+  // Monitoring switched on after setup (set_monitor_residual).
+  if (monitor_residual_ && r_.size() != n) r_.resize(n);
   iterations_ = 0;
   history_.clear();
   final_residual_ = initial_residual_ = max_residual_ = -1;
@@ -166,15 +191,25 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
     status_ = monitor_residual_ ? Status::kNotConverged : Status::kSuccess;
     done = true;
   }
-  if (!done) {
-    solve_init(b, x, x_is_zero);
-    for (int it = 0; it < max_iters_ && !done; ++it) {
-      const IterationResult step = solve_iteration(b, x, x_is_zero && it == 0);
+  // Krylov methods test a recurrence residual (or an estimate) that can
+  // drift from b - A x (near-singular systems, float32). Before reporting
+  // SUCCESS the true residual is checked; if it fails the test, the method
+  // restarts from the current x while iterations remain (AmgX stops on the
+  // recurrence alone).
+  bool first_pass = true;
+  while (!done) {
+    solve_init(b, x, x_is_zero && first_pass);
+    first_pass = false;
+    bool from_recurrence = false;
+    while (iterations_ < max_iters_ && !done) {
+      const IterationResult step = solve_iteration(b, x, x_is_zero && iterations_ == 0);
       ++iterations_;
       if (monitor_residual_) {
         double estimate = 0;
+        from_recurrence = keeps_residual();
         if (residual_norm_estimate(&estimate)) {
           final_residual_ = estimate;
+          from_recurrence = true;
         } else {
           if (!keeps_residual()) cpu::residual(*A_, x, b, r_.data());
           final_residual_ = cpu::norm(n, r_.data(), norm_);
@@ -204,6 +239,20 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
         status_ = Status::kNotConverged;
       } else {
         status_ = is_krylov() ? Status::kSuccess : Status::kNotConverged;
+      }
+      break;
+    }
+    if (status_ == Status::kSuccess && from_recurrence) {
+      cpu::residual(*A_, x, b, r_.data());
+      const double true_norm = cpu::norm(n, r_.data(), norm_);
+      if (std::isfinite(true_norm) && !converged(true_norm)) {
+        final_residual_ = true_norm;
+        if (store_res_history_ && !history_.empty()) history_.back() = true_norm;
+        if (iterations_ < max_iters_) {
+          done = false;  // restart the method from the current iterate
+          continue;
+        }
+        status_ = Status::kNotConverged;
       }
     }
   }

@@ -20,6 +20,8 @@ namespace jaxamg {
 struct SolverContext {
   Config config;
   std::ostringstream log;
+  // Depth in the tree of the solver being created (set by create_child).
+  int nesting = 0;
 };
 
 // Size of one level of a multigrid hierarchy (for statistics and reports).
@@ -131,6 +133,7 @@ class Solver {
   bool converged(double nrm) const;
   void print_solve_stats() const;
 
+  int depth_ = 0;  // 0 for a solver created outside create_child
   int iterations_ = 0;
   Status status_ = Status::kSuccess;
   double initial_residual_ = -1;

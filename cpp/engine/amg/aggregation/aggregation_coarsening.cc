@@ -1,6 +1,8 @@
 #include "amg/aggregation/aggregation_coarsening.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <string>
 
 #include "amg/aggregation/weight_graph.h"
@@ -27,11 +29,65 @@ Aggregates dummy_aggregates(Index n, int size) {
 }  // namespace
 
 template <class T>
-Aggregates select_aggregates(const CsrMatrix<T>& A, const AggregationOptions& opt,
-                             SelectionTimings* timings) {
-  SelectionTimings local;
-  SelectionTimings& t = timings ? *timings : local;
-  t = SelectionTimings();
+CsrMatrix<T> block_node_matrix(const CsrMatrix<T>& A) {
+  const Index k = A.block_dim;
+  if (k < 1 || A.nrows % k != 0 || A.ncols != A.nrows) {
+    throw InvalidInput("aggregation: a " + std::to_string(A.nrows) + " x " +
+                       std::to_string(A.ncols) + " matrix cannot have block_dim = " +
+                       std::to_string(k) + "; block_dim must divide the (square) size");
+  }
+  const Index nb = A.nrows / k;
+  CsrMatrix<T> G(nb, nb);
+  // Squared Frobenius norms of the blocks of one block row, accumulated in a
+  // dense scatter keyed by block column.
+  std::vector<double> acc(nb, 0.0);
+  std::vector<Index> mark(nb, -1);
+  std::vector<Index> cols;
+  for (Index I = 0; I < nb; ++I) {
+    cols.clear();
+    for (Index r = I * k; r < (I + 1) * k; ++r) {
+      for (Index p = A.row_ptr[r]; p < A.row_ptr[r + 1]; ++p) {
+        const Index J = A.col[p] / k;
+        if (mark[J] != I) {
+          mark[J] = I;
+          acc[J] = 0.0;
+          cols.push_back(J);
+        }
+        const double v = static_cast<double>(A.val[p]);
+        acc[J] += v * v;
+      }
+    }
+    std::sort(cols.begin(), cols.end());
+    for (Index J : cols) {
+      const double norm = std::sqrt(acc[J]);
+      G.col.push_back(J);
+      // Off-diagonal blocks enter negated, so that both weight formulas see a
+      // positive coupling (formula 1 reads -g_IJ / g_II).
+      G.val.push_back(static_cast<T>(J == I ? norm : -norm));
+    }
+    G.row_ptr[I + 1] = static_cast<Index>(G.col.size());
+  }
+  G.find_diagonal();
+  return G;
+}
+
+Aggregates expand_block_aggregates(const Aggregates& nodes, Index k) {
+  Aggregates agg;
+  agg.n = nodes.n * k;
+  agg.count = nodes.count * k;
+  agg.of.resize(agg.n);
+  for (Index i = 0; i < nodes.n; ++i) {
+    for (Index c = 0; c < k; ++c) agg.of[i * k + c] = nodes.of[i] * k + c;
+  }
+  list_members(agg);
+  return agg;
+}
+
+namespace {
+
+template <class T>
+Aggregates select_scalar_aggregates(const CsrMatrix<T>& A, const AggregationOptions& opt,
+                                    SelectionTimings& t) {
   if (opt.selector == SelectorKind::kDummy) return dummy_aggregates(A.nrows, opt.dummy_size);
 
   double t0 = now_seconds();
@@ -64,6 +120,23 @@ Aggregates select_aggregates(const CsrMatrix<T>& A, const AggregationOptions& op
     t.matching += now_seconds() - t0;
   }
   return total;
+}
+
+}  // namespace
+
+template <class T>
+Aggregates select_aggregates(const CsrMatrix<T>& A, const AggregationOptions& opt,
+                             SelectionTimings* timings) {
+  SelectionTimings local;
+  SelectionTimings& t = timings ? *timings : local;
+  t = SelectionTimings();
+  if (A.block_dim <= 1) return select_scalar_aggregates(A, opt, t);
+  // Block matrix: aggregate the nodes on the graph of block norms, then give
+  // every component of an aggregate its own coarse unknown (P = P_node (x) I_k).
+  const double t0 = now_seconds();
+  const CsrMatrix<T> G = block_node_matrix(A);
+  t.weights += now_seconds() - t0;
+  return expand_block_aggregates(select_scalar_aggregates(G, opt, t), A.block_dim);
 }
 
 template <class T>
@@ -113,6 +186,7 @@ void AggregationCoarsening<T>::coarse_matrix(const CsrMatrix<T>& A,
   }
   if (!galerkin_.ready_for(A) || !galerkin_.matches_coarse(Ac)) galerkin_.symbolic(A, aggregates_, Ac);
   galerkin_.numeric(A, aggregates_, Ac);
+  Ac.block_dim = A.block_dim;  // P = P_node (x) I_k keeps the coarse matrix k-blocked
 }
 
 template <class T>
@@ -127,6 +201,8 @@ template Aggregates select_aggregates(const CsrMatrix<float>&, const Aggregation
                                      SelectionTimings*);
 template Aggregates select_aggregates(const CsrMatrix<double>&, const AggregationOptions&,
                                       SelectionTimings*);
+template CsrMatrix<float> block_node_matrix(const CsrMatrix<float>&);
+template CsrMatrix<double> block_node_matrix(const CsrMatrix<double>&);
 template class AggregationCoarsening<float>;
 template class AggregationCoarsening<double>;
 

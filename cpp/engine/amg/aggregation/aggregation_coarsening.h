@@ -35,10 +35,22 @@ struct SelectionTimings {
 };
 
 // Aggregates of A's nodes by the selector in `opt` (deterministic: the same
-// for any thread count).
+// for any thread count). With A.block_dim = k > 1 the selector runs on the
+// block graph (block_node_matrix) and the result is expanded so that scalar
+// unknown i*k + c lies in aggregate I*k + c: every component keeps its own
+// coarse unknown and P = P_node (x) I_k.
 template <class T>
 Aggregates select_aggregates(const CsrMatrix<T>& A, const AggregationOptions& opt,
                              SelectionTimings* timings = nullptr);
+
+// The node matrix of a block matrix (block_dim k): entry (I, J) is the
+// Frobenius norm of block (I, J), negated off the diagonal. Throws
+// InvalidInput if k does not divide the size.
+template <class T>
+CsrMatrix<T> block_node_matrix(const CsrMatrix<T>& A);
+
+// Node aggregates -> scalar aggregates of the k interleaved components.
+Aggregates expand_block_aggregates(const Aggregates& nodes, Index k);
 
 template <class T>
 class AggregationCoarsening : public Coarsening<T> {

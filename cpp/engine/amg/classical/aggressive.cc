@@ -64,7 +64,7 @@ StrengthGraph distance_two_graph(const StrengthGraph& S, const std::vector<Index
 }  // namespace
 
 void aggressive_splitting(const StrengthGraph& S, bool hmis_stages, uint64_t seed,
-                          std::vector<int8_t>& cf) {
+                          std::vector<int8_t>& cf, std::vector<int8_t>* first_stage) {
   const Index n = S.n;
   cf.assign(n, kUndecided);
   if (hmis_stages) {
@@ -72,6 +72,7 @@ void aggressive_splitting(const StrengthGraph& S, bool hmis_stages, uint64_t see
   } else {
     pmis(S, seed, cf);
   }
+  if (first_stage) *first_stage = cf;
   std::vector<Index> c_number;
   coarse_numbering(cf, c_number);
   std::vector<Index> c_points;

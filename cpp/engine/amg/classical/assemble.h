@@ -27,12 +27,12 @@ inline void sort_by_column(std::vector<RowEntry>& row) {
 // MakeRowBuilder() returns a per-thread object with
 //   void operator()(Index i, std::vector<RowEntry>& row)
 // that appends the (coarse column, weight) pairs of F row i, unsorted and
-// without duplicate columns.
+// without duplicate columns. F rows with skip_rows[i] != 0 stay empty.
 template <class T, class MakeRowBuilder>
 void assemble_prolongation(Index n, Index n_coarse, const std::vector<int8_t>& cf,
                            const std::vector<Index>& coarse_index, const Truncation& trunc,
                            const CsrMatrix<T>* pattern, MakeRowBuilder make_builder,
-                           CsrMatrix<T>& P) {
+                           CsrMatrix<T>& P, const uint8_t* skip_rows = nullptr) {
   P = CsrMatrix<T>(n, n_coarse);
   const int nt = omp_get_max_threads();
   std::vector<std::vector<Index>> bcol(nt);
@@ -55,7 +55,7 @@ void assemble_prolongation(Index n, Index n_coarse, const std::vector<int8_t>& c
       row.clear();
       if (cf[i] == kCoarse) {
         row.push_back({coarse_index[i], 1.0});
-      } else {
+      } else if (!skip_rows || !skip_rows[i]) {
         builder(i, row);
         sort_by_column(row);
         if (pattern) {

@@ -13,6 +13,12 @@ namespace jaxamg::classical {
 
 template <class T>
 void ClassicalCoarsening<T>::build(const CsrMatrix<T>& A, TransferOperators<T>& ops) {
+  if (A.block_dim > 1) {  // strength of connection is scalar only (as in AmgX)
+    throw ConfigError("algorithm CLASSICAL does not support block_dim = " +
+                      std::to_string(A.block_dim) +
+                      " (AmgX: Unsupported block size for strong connections); use algorithm "
+                      "AGGREGATION for block systems");
+  }
   timings_ = {};
   double t0 = omp_get_wtime();
   const std::vector<Index> dpos = diagonal_positions(A);
@@ -34,9 +40,11 @@ void ClassicalCoarsening<T>::build(const CsrMatrix<T>& A, TransferOperators<T>& 
       break;
     case Selector::kAggressivePmis:
     case Selector::kAggressiveHmis:
-      aggressive_splitting(S, p_.selector == Selector::kAggressiveHmis, p_.seed, cf_);
+      aggressive_splitting(S, p_.selector == Selector::kAggressiveHmis, p_.seed, cf_,
+                           p_.interpolator == Interpolator::kTwoStageD2 ? &cf_first_ : nullptr);
       break;
   }
+  if (p_.selector == Selector::kPmis || p_.selector == Selector::kHmis) cf_first_.clear();
   n_coarse_ = coarse_numbering(cf_, coarse_index_);
   strong_ = std::move(S.strong);
   S = StrengthGraph();  // the graph itself is not needed any more
@@ -85,6 +93,13 @@ void ClassicalCoarsening<T>::interpolate(const CsrMatrix<T>& A, const std::vecto
       break;
     case Interpolator::kMultipass:
       multipass_interpolation(in, p_.truncation, pattern, ops.P);
+      break;
+    case Interpolator::kTwoStageD2:
+      if (cf_first_.size() == cf_.size()) {
+        two_stage_interpolation(in, cf_first_, p_.truncation, pattern, ops.P);
+      } else {
+        extended_i_interpolation(in, p_.truncation, pattern, ops.P);
+      }
       break;
   }
   const double t1 = omp_get_wtime();

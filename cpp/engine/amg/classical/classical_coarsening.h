@@ -13,7 +13,8 @@
 namespace jaxamg::classical {
 
 enum class Selector { kPmis, kHmis, kAggressivePmis, kAggressiveHmis };
-enum class Interpolator { kD1, kD2, kMultipass };
+// kTwoStageD2: two-stage extended+i on aggressive levels (D2 elsewhere).
+enum class Interpolator { kD1, kD2, kMultipass, kTwoStageD2 };
 
 struct ClassicalParams {
   Selector selector = Selector::kPmis;
@@ -44,11 +45,19 @@ class ClassicalCoarsening : public Coarsening<T> {
   // of entries differs from the last build.
   void rebuild(const CsrMatrix<T>& A, TransferOperators<T>& ops) override;
 
+  bool restriction_is_transpose() const override { return true; }
+
   const ClassicalParams& params() const { return p_; }
   // kCoarse / kFine per fine point, from the last build.
   const std::vector<int8_t>& splitting() const { return cf_; }
   Index num_coarse() const { return n_coarse_; }
   const ClassicalTimings& timings() const { return timings_; }
+  std::vector<std::pair<std::string, double>> phase_seconds() const override {
+    return {{"strength", timings_.strength},
+            {"selection", timings_.selection},
+            {"interpolation", timings_.interpolation},
+            {"transpose", timings_.transpose}};
+  }
 
  private:
   void interpolate(const CsrMatrix<T>& A, const std::vector<Index>& diag_pos,
@@ -57,6 +66,7 @@ class ClassicalCoarsening : public Coarsening<T> {
   ClassicalParams p_;
   std::vector<uint8_t> strong_;  // strength mask on A's pattern (kept for rebuild)
   std::vector<int8_t> cf_;
+  std::vector<int8_t> cf_first_;  // first-stage splitting (two-stage interpolation)
   std::vector<Index> coarse_index_;
   Index n_coarse_ = 0;
   Index built_rows_ = -1, built_nnz_ = -1;

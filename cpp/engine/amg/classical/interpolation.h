@@ -18,6 +18,8 @@ struct InterpolationInput {
   const std::vector<int8_t>& cf;        // kCoarse / kFine per point
   const std::vector<Index>& coarse_index;
   Index n_coarse;
+  // Optional: rows i with skip_rows[i] != 0 are left empty (not computed).
+  const uint8_t* skip_rows = nullptr;
 };
 
 // Direct (distance-one) interpolation, Stueben's formula, AmgX's D1: an F
@@ -42,6 +44,18 @@ void extended_i_interpolation(const InterpolationInput<T>& in, const Truncation&
 // is computed, so later passes substitute truncated rows.
 template <class T>
 void multipass_interpolation(const InterpolationInput<T>& in, const Truncation& trunc,
+                             const CsrMatrix<T>* pattern, CsrMatrix<T>& P);
+
+// Two-stage extended+i interpolation for an aggressive (two-stage) splitting
+// (Yang, "On long-range interpolation operators for aggressive coarsening",
+// NLAA 2010): P = P1 P2, where P1 is the extended+i interpolation from every
+// point to the first-stage C points `first_stage`, and P2 interpolates the
+// first-stage C points to the final C points of `in.cf` (identity on final C
+// points; extended+i on A for the others, which reach final C points through
+// one F point). The truncation applies to P1, to P2 and to the product.
+template <class T>
+void two_stage_interpolation(const InterpolationInput<T>& in,
+                             const std::vector<int8_t>& first_stage, const Truncation& trunc,
                              const CsrMatrix<T>* pattern, CsrMatrix<T>& P);
 
 }  // namespace jaxamg::classical

@@ -48,6 +48,7 @@ Interpolator parse_interpolator(const std::string& name, const std::string& key,
   if (name == "D1") return Interpolator::kD1;
   if (name == "D2") return Interpolator::kD2;
   if (name == "MULTIPASS") return Interpolator::kMultipass;
+  if (name == "D2_TWO_STAGE") return Interpolator::kTwoStageD2;
   std::ostringstream os;
   os << "InterpolatorFactory '" << name << "' has not been registered: " << key << " '" << name
      << "' (scope '" << scope << "') is not a classical interpolator; use D1, D2 or MULTIPASS";

@@ -44,8 +44,10 @@ void hmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf);
 // strength (c depends on c' if c' is in S_c or in S_m for some m in S_c).
 // C points of the first stage that lose become F, and reach a C point only
 // through F points: they need MULTIPASS (or D2) interpolation.
+// With `first_stage` non-null it receives the first-stage splitting (the
+// two-stage interpolation builds on it).
 void aggressive_splitting(const StrengthGraph& S, bool hmis_stages, uint64_t seed,
-                          std::vector<int8_t>& cf);
+                          std::vector<int8_t>& cf, std::vector<int8_t>* first_stage = nullptr);
 
 // Coarse index of every C point (-1 for F) in increasing point order;
 // returns the number of C points.

@@ -34,47 +34,84 @@ void rescale(SignSums full, std::vector<RowEntry>& kept) {
 
 void truncate_row(std::vector<RowEntry>& row, const Truncation& t, std::vector<RowEntry>& scratch) {
   if (!t.active() || row.empty()) return;
-  if (!t.factor_active() && row.size() <= static_cast<std::size_t>(t.max_elements)) return;
+  const bool by_factor = t.factor_active();
   const std::size_t len = row.size();
-  const SignSums full = sign_sums(row);
-  if (t.factor_active()) {
-    double wmax = 0;
-    for (const RowEntry& e : row) wmax = std::max(wmax, std::abs(e.val));
-    const double cut = t.factor * wmax;
-    row.erase(std::remove_if(row.begin(), row.end(),
-                             [cut](const RowEntry& e) { return std::abs(e.val) < cut; }),
-              row.end());
+  const std::size_t keep =
+      t.max_elements > 0 ? static_cast<std::size_t>(t.max_elements) : len;
+  if (!by_factor && len <= keep) return;
+  // One pass: the sums of each sign (for the rescaling) and the largest |w|.
+  SignSums full;
+  double wmax = 0;
+  for (const RowEntry& e : row) {
+    (e.val > 0 ? full.pos : full.neg) += e.val;
+    wmax = std::max(wmax, std::abs(e.val));
   }
-  if (t.max_elements > 0 && row.size() > static_cast<std::size_t>(t.max_elements)) {
-    // The max_elements-th largest (|w|, -col) decides; the row stays in
-    // column order.
-    const auto larger = [](const RowEntry& a, const RowEntry& b) {
-      const double x = std::abs(a.val), y = std::abs(b.val);
-      return x > y || (x == y && a.col < b.col);
-    };
-    RowEntry last;
-    const std::size_t keep = static_cast<std::size_t>(t.max_elements);
+  // The factor test drops |w| < cut (cut < 0: nothing).
+  const double cut = by_factor ? t.factor * wmax : -1.0;
+  // Among the survivors, the max_elements largest (|w|, -col) stay; `last`
+  // is the smallest of those, found from a short sorted list when
+  // max_elements is small (rows are short), else by nth_element.
+  const auto larger = [](double x, Index cx, double y, Index cy) {
+    return x > y || (x == y && cx < cy);
+  };
+  std::size_t survivors = len;
+  if (by_factor) {
+    survivors = 0;
+    for (const RowEntry& e : row) survivors += std::abs(e.val) >= cut;
+  }
+  double last_abs = -1.0;
+  Index last_col = 0;
+  const bool select = survivors > keep;
+  if (select) {
     if (keep <= 8) {
-      // Short list of the largest entries, kept sorted (rows are short).
-      RowEntry top[8];
+      double ta[8];
+      Index tc[8];
       std::size_t nt = 0;
       for (const RowEntry& e : row) {
-        if (nt == keep && !larger(e, top[nt - 1])) continue;
+        const double a = std::abs(e.val);
+        if (a < cut) continue;
+        if (nt == keep && !larger(a, e.col, ta[nt - 1], tc[nt - 1])) continue;
         std::size_t q = nt < keep ? nt++ : nt - 1;
-        for (; q > 0 && larger(e, top[q - 1]); --q) top[q] = top[q - 1];
-        top[q] = e;
+        for (; q > 0 && larger(a, e.col, ta[q - 1], tc[q - 1]); --q) {
+          ta[q] = ta[q - 1];
+          tc[q] = tc[q - 1];
+        }
+        ta[q] = a;
+        tc[q] = e.col;
       }
-      last = top[keep - 1];
+      last_abs = ta[keep - 1];
+      last_col = tc[keep - 1];
     } else {
-      scratch = row;
-      std::nth_element(scratch.begin(), scratch.begin() + (keep - 1), scratch.end(), larger);
-      last = scratch[keep - 1];
+      scratch.clear();
+      for (const RowEntry& e : row) {
+        if (std::abs(e.val) >= cut) scratch.push_back(e);
+      }
+      const auto by_size = [&](const RowEntry& a, const RowEntry& b) {
+        return larger(std::abs(a.val), a.col, std::abs(b.val), b.col);
+      };
+      std::nth_element(scratch.begin(), scratch.begin() + (keep - 1), scratch.end(), by_size);
+      last_abs = std::abs(scratch[keep - 1].val);
+      last_col = scratch[keep - 1].col;
     }
-    row.erase(std::remove_if(row.begin(), row.end(),
-                             [&](const RowEntry& e) { return larger(last, e); }),
-              row.end());
   }
-  if (row.size() != len) rescale(full, row);
+  // Compact in column order, summing what stays by sign.
+  SignSums kept;
+  std::size_t m = 0;
+  for (std::size_t u = 0; u < len; ++u) {
+    const RowEntry e = row[u];
+    const double a = std::abs(e.val);
+    const bool stays = a >= cut && (!select || !larger(last_abs, last_col, a, e.col));
+    if (!stays) continue;
+    (e.val > 0 ? kept.pos : kept.neg) += e.val;
+    row[m++] = e;
+  }
+  if (m == len) return;
+  row.resize(m);
+  if (kept.pos == 0) { full.neg += full.pos; full.pos = 0; }
+  if (kept.neg == 0) { full.pos += full.neg; full.neg = 0; }
+  const double scale_pos = kept.pos != 0 ? full.pos / kept.pos : 1.0;
+  const double scale_neg = kept.neg != 0 ? full.neg / kept.neg : 1.0;
+  for (RowEntry& e : row) e.val *= e.val > 0 ? scale_pos : scale_neg;
 }
 
 void restrict_row(std::vector<RowEntry>& row, const Index* pb, const Index* pe,

@@ -1,5 +1,7 @@
 #include "backend/cpu/blas.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -8,6 +10,33 @@ namespace jaxamg::cpu {
 namespace {
 // Below this many entries OpenMP's fork/join costs more than the loop.
 constexpr std::ptrdiff_t kParallelMin = 8192;
+
+// body(i) for i in [0, n): serially below kParallelMin, else in a parallel
+// loop. The branch is taken before any OpenMP call: a parallel region with a
+// false if-clause still enters the runtime, which costs as much as the whole
+// loop on the small coarse levels.
+template <class Body>
+inline void for_each_row(std::ptrdiff_t n, Body&& body) {
+  if (n <= kParallelMin) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
+}
+
+// sum of term(i) for i in [0, n), in double, with the same split.
+template <class Term>
+inline double sum_rows(std::ptrdiff_t n, Term&& term) {
+  double s = 0;
+  if (n <= kParallelMin) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) s += term(i);
+    return s;
+  }
+#pragma omp parallel for reduction(+ : s) schedule(static)
+  for (std::ptrdiff_t i = 0; i < n; ++i) s += term(i);
+  return s;
+}
 }  // namespace
 
 template <class T>
@@ -15,12 +44,12 @@ void spmv(const CsrMatrix<T>& A, const T* x, T* y) {
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
   const T* v = A.val.data();
-#pragma omp parallel for schedule(static) if (A.nrows > kParallelMin)
-  for (Index i = 0; i < A.nrows; ++i) {
+  for_each_row(A.nrows, [=](std::ptrdiff_t i) {
     T s = 0;
-    for (Index k = rp[i]; k < rp[i + 1]; ++k) s += v[k] * x[ci[k]];
+    const Index k1 = rp[i + 1];
+    for (Index k = rp[i]; k < k1; ++k) s += v[k] * x[ci[k]];
     y[i] = s;
-  }
+  });
 }
 
 template <class T>
@@ -28,12 +57,12 @@ void residual(const CsrMatrix<T>& A, const T* x, const T* b, T* r) {
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
   const T* v = A.val.data();
-#pragma omp parallel for schedule(static) if (A.nrows > kParallelMin)
-  for (Index i = 0; i < A.nrows; ++i) {
+  for_each_row(A.nrows, [=](std::ptrdiff_t i) {
     T s = b[i];
-    for (Index k = rp[i]; k < rp[i + 1]; ++k) s -= v[k] * x[ci[k]];
+    const Index k1 = rp[i + 1];
+    for (Index k = rp[i]; k < k1; ++k) s -= v[k] * x[ci[k]];
     r[i] = s;
-  }
+  });
 }
 
 template <class T>
@@ -41,21 +70,70 @@ void spmv_axpby(const CsrMatrix<T>& A, T alpha, const T* x, T beta, T* y) {
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
   const T* v = A.val.data();
-#pragma omp parallel for schedule(static) if (A.nrows > kParallelMin)
-  for (Index i = 0; i < A.nrows; ++i) {
+  for_each_row(A.nrows, [=](std::ptrdiff_t i) {
     T s = 0;
-    for (Index k = rp[i]; k < rp[i + 1]; ++k) s += v[k] * x[ci[k]];
+    const Index k1 = rp[i + 1];
+    for (Index k = rp[i]; k < k1; ++k) s += v[k] * x[ci[k]];
     y[i] = alpha * s + (beta == T(0) ? T(0) : beta * y[i]);
+  });
+}
+
+template <class T>
+std::size_t restrict_work_size(const CsrMatrix<T>& P, int threads) {
+  if (threads <= 1 || P.nrows <= kParallelMin) return 0;
+  return static_cast<std::size_t>(threads) * static_cast<std::size_t>(P.ncols);
+}
+
+template <class T>
+void restrict_residual(const CsrMatrix<T>& A, const T* x, const T* b, const CsrMatrix<T>& P,
+                       T* y, T* r, T* work, std::size_t work_size) {
+  const Index n = P.nrows;
+  const Index m = P.ncols;
+  const Index* arp = A.row_ptr.data();
+  const Index* aci = A.col.data();
+  const T* av = A.val.data();
+  const Index* prp = P.row_ptr.data();
+  const Index* pci = P.col.data();
+  const T* pv = P.val.data();
+  // Row i's residual, scattered into acc through row i of P.
+  auto row = [=](Index i, T* acc) {
+    T ri = b[i];
+    if (x) {
+      const Index k1 = arp[i + 1];
+      for (Index k = arp[i]; k < k1; ++k) ri -= av[k] * x[aci[k]];
+    }
+    if (r) r[i] = ri;
+    const Index p1 = prp[i + 1];
+    for (Index p = prp[i]; p < p1; ++p) acc[pci[p]] += ri * pv[p];
+  };
+  const int avail = m > 0 ? static_cast<int>(work_size / static_cast<std::size_t>(m)) : 0;
+  const int threads = std::min(omp_get_max_threads(), avail);
+  if (n <= kParallelMin || threads <= 1) {
+    for (Index j = 0; j < m; ++j) y[j] = T(0);
+    for (Index i = 0; i < n; ++i) row(i, y);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int nth = omp_get_num_threads();
+    T* acc = work + static_cast<std::size_t>(omp_get_thread_num()) * m;
+    for (Index j = 0; j < m; ++j) acc[j] = T(0);
+#pragma omp for schedule(static)
+    for (Index i = 0; i < n; ++i) row(i, acc);
+#pragma omp for schedule(static)
+    for (Index j = 0; j < m; ++j) {
+      T s = 0;
+      for (int u = 0; u < nth; ++u) s += work[static_cast<std::size_t>(u) * m + j];
+      y[j] = s;
+    }
   }
 }
 
 template <class T>
 double dot(std::size_t n, const T* x, const T* y) {
-  double s = 0;
-  const auto m = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for reduction(+ : s) schedule(static) if (m > kParallelMin)
-  for (std::ptrdiff_t i = 0; i < m; ++i) s += static_cast<double>(x[i]) * static_cast<double>(y[i]);
-  return s;
+  return sum_rows(static_cast<std::ptrdiff_t>(n), [=](std::ptrdiff_t i) {
+    return static_cast<double>(x[i]) * static_cast<double>(y[i]);
+  });
 }
 
 template <class T>
@@ -66,9 +144,7 @@ double norm(std::size_t n, const T* x, NormType type) {
     case NormType::kL2:
       return std::sqrt(dot(n, x, x));
     case NormType::kL1:
-#pragma omp parallel for reduction(+ : s) schedule(static) if (m > kParallelMin)
-      for (std::ptrdiff_t i = 0; i < m; ++i) s += std::abs(static_cast<double>(x[i]));
-      return s;
+      return sum_rows(m, [=](std::ptrdiff_t i) { return std::abs(static_cast<double>(x[i])); });
     case NormType::kLMax:
 #pragma omp parallel for reduction(max : s) schedule(static) if (m > kParallelMin)
       for (std::ptrdiff_t i = 0; i < m; ++i) {
@@ -83,47 +159,40 @@ double norm(std::size_t n, const T* x, NormType type) {
 
 template <class T>
 void copy(std::size_t n, const T* x, T* y) {
-  if (x != y) std::copy(x, x + n, y);
+  if (x != y) for_each_row(static_cast<std::ptrdiff_t>(n), [=](std::ptrdiff_t i) { y[i] = x[i]; });
 }
 
 template <class T>
 void fill(std::size_t n, T value, T* y) {
-  std::fill(y, y + n, value);
+  for_each_row(static_cast<std::ptrdiff_t>(n), [=](std::ptrdiff_t i) { y[i] = value; });
 }
 
 template <class T>
 void scale(std::size_t n, T alpha, T* x) {
-  const auto m = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static) if (m > kParallelMin)
-  for (std::ptrdiff_t i = 0; i < m; ++i) x[i] *= alpha;
+  for_each_row(static_cast<std::ptrdiff_t>(n), [=](std::ptrdiff_t i) { x[i] *= alpha; });
 }
 
 template <class T>
 void axpy(std::size_t n, T alpha, const T* x, T* y) {
-  const auto m = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static) if (m > kParallelMin)
-  for (std::ptrdiff_t i = 0; i < m; ++i) y[i] += alpha * x[i];
+  for_each_row(static_cast<std::ptrdiff_t>(n), [=](std::ptrdiff_t i) { y[i] += alpha * x[i]; });
 }
 
 template <class T>
 void axpby(std::size_t n, T alpha, const T* x, T beta, T* y) {
-  const auto m = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static) if (m > kParallelMin)
-  for (std::ptrdiff_t i = 0; i < m; ++i) y[i] = alpha * x[i] + beta * y[i];
+  for_each_row(static_cast<std::ptrdiff_t>(n),
+               [=](std::ptrdiff_t i) { y[i] = alpha * x[i] + beta * y[i]; });
 }
 
 template <class T>
 void axpbypcz(std::size_t n, T alpha, const T* x, T beta, const T* y, T gamma, T* z) {
-  const auto m = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static) if (m > kParallelMin)
-  for (std::ptrdiff_t i = 0; i < m; ++i) z[i] = alpha * x[i] + beta * y[i] + gamma * z[i];
+  for_each_row(static_cast<std::ptrdiff_t>(n), [=](std::ptrdiff_t i) {
+    z[i] = alpha * x[i] + beta * y[i] + gamma * z[i];
+  });
 }
 
 template <class T>
 void pointwise_mult(std::size_t n, const T* d, const T* x, T* y) {
-  const auto m = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static) if (m > kParallelMin)
-  for (std::ptrdiff_t i = 0; i < m; ++i) y[i] = d[i] * x[i];
+  for_each_row(static_cast<std::ptrdiff_t>(n), [=](std::ptrdiff_t i) { y[i] = d[i] * x[i]; });
 }
 
 template <class T>
@@ -138,6 +207,9 @@ bool all_finite(std::size_t n, const T* x) {
 #define JAXAMG_INSTANTIATE(T)                                                          \
   template void spmv(const CsrMatrix<T>&, const T*, T*);                               \
   template void residual(const CsrMatrix<T>&, const T*, const T*, T*);                 \
+  template std::size_t restrict_work_size(const CsrMatrix<T>&, int);                   \
+  template void restrict_residual(const CsrMatrix<T>&, const T*, const T*,              \
+                                  const CsrMatrix<T>&, T*, T*, T*, std::size_t);      \
   template void spmv_axpby(const CsrMatrix<T>&, T, const T*, T, T*);                   \
   template double dot(std::size_t, const T*, const T*);                                \
   template double norm(std::size_t, const T*, NormType);                               \

@@ -19,6 +19,17 @@ void residual(const CsrMatrix<T>& A, const T* x, const T* b, T* r);
 template <class T>
 void spmv_axpby(const CsrMatrix<T>& A, T alpha, const T* x, T beta, T* y);
 
+// Restriction by P^T without storing it, fused with the residual:
+//   y = P^T (b - A x)   (y = P^T b when x is null),
+// also writing b - A x to r when r is non-null. Each thread scatters its rows
+// into its own partial sums in `work` (restrict_work_size(P, threads)
+// entries; at most `threads` threads run), which are then added up.
+template <class T>
+std::size_t restrict_work_size(const CsrMatrix<T>& P, int threads);
+template <class T>
+void restrict_residual(const CsrMatrix<T>& A, const T* x, const T* b, const CsrMatrix<T>& P,
+                       T* y, T* r, T* work, std::size_t work_size);
+
 // Dot products and norms accumulate in double for float vectors.
 template <class T>
 double dot(std::size_t n, const T* x, const T* y);

@@ -101,13 +101,14 @@ void ChebyshevSolver<T>::solver_setup(bool reuse_structure) {
   const CsrMatrix<T>& A = *this->A_;
   const Index n = A.nrows;
   diagonal_ = true;
+  prec_diag_ = nullptr;
+  Vector<T>().swap(scale_);
   if (prec_) {
     prec_->setup(this->A_, reuse_structure);
     if (auto* d = dynamic_cast<const DiagonalScaling<T>*>(prec_.get())) {
-      scale_ = d->scaled_inverse_diagonal();
+      prec_diag_ = &d->scaled_inverse_diagonal();
     } else {
       diagonal_ = false;
-      scale_.clear();
       z_.resize(n);
     }
   } else {
@@ -127,7 +128,8 @@ void ChebyshevSolver<T>::apply_operator(const double* v, double* out, std::vecto
   for (Index i = 0; i < n; ++i) tv[i] = static_cast<T>(v[i]);
   cpu::spmv(*this->A_, tv.data(), tout.data());
   if (diagonal_) {
-    for (Index i = 0; i < n; ++i) out[i] = static_cast<double>(scale_[i]) * tout[i];
+    const T* sc = scale();
+    for (Index i = 0; i < n; ++i) out[i] = static_cast<double>(sc[i]) * tout[i];
   } else {
     prec_->apply(tout.data(), tv.data(), true, 1);
     for (Index i = 0; i < n; ++i) out[i] = tv[i];
@@ -140,10 +142,11 @@ bool ChebyshevSolver<T>::lanczos(double* ritz_min, double* ritz_max) const {
   const Index n = A.nrows;
   if (!diagonal_) return false;
   // B = S A with S > 0 is similar to the symmetric C = S^1/2 A S^1/2.
+  const T* sc = scale();
   std::vector<double> sq(n);
   for (Index i = 0; i < n; ++i) {
-    if (!(scale_[i] > T(0))) return false;
-    sq[i] = std::sqrt(static_cast<double>(scale_[i]));
+    if (!(sc[i] > T(0))) return false;
+    sq[i] = std::sqrt(static_cast<double>(sc[i]));
   }
   std::vector<double> v = start_vector(n), v_prev(n, 0.0), w(n);
   const double nv = std::sqrt(dot(v, v));
@@ -198,11 +201,12 @@ double ChebyshevSolver<T>::row_sum_bound() const {
   const CsrMatrix<T>& A = *this->A_;
   double bound = 0;
   const Index n = A.nrows;
+  const T* sc = scale();
 #pragma omp parallel for reduction(max : bound) schedule(static) if (n > smoothers::kParallelRows)
   for (Index i = 0; i < n; ++i) {
     double s = 0;
     for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) s += std::abs(static_cast<double>(A.val[k]));
-    bound = std::max(bound, s * std::abs(static_cast<double>(scale_[i])));
+    bound = std::max(bound, s * std::abs(static_cast<double>(sc[i])));
   }
   return bound;
 }
@@ -273,7 +277,7 @@ void ChebyshevSolver<T>::step_diagonal(int k, const T* b, T* x, bool x_is_zero) 
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
   const T* v = A.val.data();
-  const T* s = scale_.data();
+  const T* s = scale();
   T* r = res_.data();
   T* p = p_.data();
   T* q = q_.data();

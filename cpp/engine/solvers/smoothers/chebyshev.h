@@ -85,7 +85,11 @@ class ChebyshevSolver : public Solver<T> {
   int mode_;
   double user_max_ = 0, user_min_ = 0;
   std::unique_ptr<Solver<T>> prec_;
-  bool diagonal_ = true;  // M^-1 is the diagonal scale_ (identity if no preconditioner)
+  bool diagonal_ = true;  // M^-1 is the diagonal scale() (identity if no preconditioner)
+  // The diagonal M^-1: the preconditioner's own vector when it has one (not
+  // copied), else scale_ (ones).
+  const T* scale() const { return prec_diag_ ? prec_diag_->data() : scale_.data(); }
+  const Vector<T>* prec_diag_ = nullptr;
   Vector<T> scale_;
   double lmax_ = 0, lmin_ = 0;
   Vector<T> res_, p_, q_, z_;

@@ -21,7 +21,9 @@ void JacobiL1Solver<T>::solver_setup(bool /*reuse_structure*/) {
   const Index* ci = A.col.data();
   const T* v = A.val.data();
   dinv_.resize(n);
-  next_.resize(n);
+  // The sweep's buffer is sized by the first sweep: as CHEBYSHEV's
+  // preconditioner the smoother only provides its diagonal and never sweeps.
+  Vector<T>().swap(next_);
   Index zero_row = -1;
 #pragma omp parallel for schedule(static) if (n > smoothers::kParallelRows)
   for (Index i = 0; i < n; ++i) {
@@ -50,6 +52,7 @@ void JacobiL1Solver<T>::solver_setup(bool /*reuse_structure*/) {
 
 template <class T>
 IterationResult JacobiL1Solver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
+  if (next_.size() != dinv_.size()) next_.resize(dinv_.size());
   smoothers::diagonal_sweep(*this->A_, dinv_.data(), b, x, next_.data(), x_is_zero);
   return IterationResult::kContinue;
 }
