@@ -4,7 +4,10 @@
 #
 #   make          the .venv with jaxamg installed editable (rerun after C++
 #                 changes: the compiled module is rebuilt only by `make`)
-#   make test     C++ tests (ctest) and Python tests (pytest)
+#   make test     C++ tests (ctest), the C++ tests under ASan+UBSan, the
+#                 fuzzers (FUZZ_SECONDS each) and Python tests (pytest)
+#   make cpp-test-sanitize   the C++ tests built with ASan+UBSan (build/asan)
+#   make fuzz     the libFuzzer targets of cpp/fuzz, FUZZ_SECONDS each (build/fuzz)
 #   make bench    benchmarks (bench/run.py)
 #   make demo     a command-line solve of a generated Poisson problem
 #   make clean    remove what these targets built
@@ -20,9 +23,15 @@ PIP := $(VPY) -m pip
 EDITABLE_BUILD := build/editable
 CPP_BUILD := build/cpp
 DEMO_DIR := build/demo
+ASAN_BUILD := build/asan
+FUZZ_BUILD := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := fuzz_config fuzz_solve
 
 # Headers and libraries the engine and its tests build against.
 SYS_PKGS := libgtest-dev nlohmann-json3-dev
+# Only `make fuzz` needs these: clang with libFuzzer and its OpenMP runtime.
+FUZZ_PKGS := clang libclang-rt-dev libomp-dev
 # Build requirements of pyproject.toml, installed first because the editable
 # install runs without build isolation (its build directory must persist for
 # incremental rebuilds).
@@ -37,7 +46,7 @@ NATIVE_INPUTS := $(shell find cpp -path cpp/tests -prune -o -print 2>/dev/null) 
 
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 
-.PHONY: venv test cpp-test py-test bench demo clean sysdeps
+.PHONY: venv test cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz
 
 venv: $(VENV)/.installed
 
@@ -68,13 +77,43 @@ $(VENV)/.installed: $(VENV)/.build-deps $(NATIVE_INPUTS) | sysdeps
 	$(PIP) install -q --no-build-isolation -Cbuild-dir=$(EDITABLE_BUILD) -e '.[dev]'
 	@touch $@
 
-test: cpp-test py-test
+test: cpp-test cpp-test-sanitize fuzz py-test
 
 cpp-test: sysdeps
 	cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DJAXAMG_BUILD_PYTHON=OFF -DJAXAMG_BUILD_TESTS=ON --log-level=WARNING
 	cmake --build $(CPP_BUILD) -j $(JOBS)
 	ctest --test-dir $(CPP_BUILD) --output-on-failure -j $(JOBS)
+
+# The C++ tests with AddressSanitizer (leaks included) and UBSan; any report
+# aborts the run. -O1 keeps the stacks readable and the suite fast.
+cpp-test-sanitize: sysdeps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DJAXAMG_SANITIZE=ON \
+	  -DJAXAMG_BUILD_PYTHON=OFF -DJAXAMG_BUILD_TESTS=ON --log-level=WARNING
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 OMP_WAIT_POLICY=passive $(ASAN_BUILD)/jaxamg_tests --gtest_brief=1
+
+# Each libFuzzer target of cpp/fuzz runs FUZZ_SECONDS on the seeds of
+# cpp/fuzz/corpus/<target> plus what earlier runs found (build/fuzz/corpus);
+# a crash, sanitizer report or timeout fails the target and leaves the input
+# in build/fuzz/<target>-crash-* (rerun: build/fuzz/<target> FILE).
+fuzz: sysdeps
+	@$(MAKE) --no-print-directory sysdeps SYS_PKGS="$(FUZZ_PKGS)"
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++ -DJAXAMG_BUILD_FUZZERS=ON -DJAXAMG_BUILD_TESTS=OFF \
+	  -DJAXAMG_BUILD_PYTHON=OFF --log-level=WARNING
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive ASAN_OPTIONS=detect_leaks=1 \
+	    $(FUZZ_BUILD)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=4096 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/$$t- \
+	    $(FUZZ_BUILD)/corpus/$$t cpp/fuzz/corpus/$$t 2>&1 \
+	    | grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|RELOAD) '; \
+	  [ "$${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $$t failed"; exit 1; }; \
+	done
 
 py-test: venv
 	$(VPY) -m pytest
@@ -94,3 +133,4 @@ demo: venv
 # Only what these targets create: build/ also holds other build trees.
 clean:
 	rm -rf $(VENV) $(EDITABLE_BUILD) $(CPP_BUILD) $(DEMO_DIR) build/cp3* .pytest_cache
+	rm -rf $(ASAN_BUILD) $(FUZZ_BUILD)

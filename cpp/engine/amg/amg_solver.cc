@@ -1,6 +1,9 @@
 #include "amg/amg_solver.h"
 
 #include <omp.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <chrono>
 #include <cmath>
@@ -14,6 +17,16 @@
 namespace jaxamg {
 
 namespace {
+
+// The coarsening of a level frees large work arrays (strength graph,
+// interpolation and product buffers) that the allocator may keep mapped
+// between live blocks; returning those pages keeps the setup's peak resident
+// memory close to what it actually holds.
+void release_free_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
 
 double now_seconds() {
   using clock = std::chrono::steady_clock;
@@ -222,6 +235,7 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
     Ac.block_dim = L.A->block_dim;  // block aggregation keeps every level k-blocked
     // R = P^T has served the Galerkin product; the cycle restricts with P^T.
     if (L.r_is_pt) R = CsrMatrix<T>();
+    release_free_memory();
     lt.galerkin = now_seconds() - t;
     timings_.galerkin += lt.galerkin;
     timings_.levels.push_back(std::move(lt));

@@ -11,14 +11,15 @@ namespace jaxamg::classical {
 namespace {
 
 // Distance-two strength among the first-stage C points, renumbered
-// 0..n1-1 in point order.
+// 0..n1-1 in point order. Rows are sorted only with `with_transpose` (the
+// HMIS stage); PMIS reads them in any order.
 StrengthGraph distance_two_graph(const StrengthGraph& S, const std::vector<Index>& c_points,
                                  const std::vector<Index>& c_number, bool with_transpose) {
   const Index n1 = static_cast<Index>(c_points.size());
   StrengthGraph S2;
   S2.n = n1;
   S2.row_ptr.assign(n1 + 1, 0);
-  const int nt = omp_get_max_threads();
+  const int nt = n1 > kSerialBelow ? omp_get_max_threads() : 1;
   std::vector<std::vector<Index>> bcol(nt);
 #pragma omp parallel num_threads(nt)
   {
@@ -45,7 +46,9 @@ StrengthGraph distance_two_graph(const StrengthGraph& S, const std::vector<Index
         visit(m);
         for (Index l = S.row_ptr[m]; l < S.row_ptr[m + 1]; ++l) visit(S.col[l]);
       }
-      std::sort(row.begin(), row.end());
+      // PMIS does not depend on the order of a row; the HMIS stage (which
+      // walks S^T, built from these rows) gets them sorted.
+      if (with_transpose) std::sort(row.begin(), row.end());
       out.insert(out.end(), row.begin(), row.end());
       S2.row_ptr[r + 1] = static_cast<Index>(row.size());
     }

@@ -28,29 +28,62 @@ inline void sort_by_column(std::vector<RowEntry>& row) {
 //   void operator()(Index i, std::vector<RowEntry>& row)
 // that appends the (coarse column, weight) pairs of F row i, unsorted and
 // without duplicate columns. F rows with skip_rows[i] != 0 stay empty.
+//
+// Each thread builds one contiguous block of rows. When the row lengths are
+// bounded (by the pattern, or by max_elements) the blocks are written
+// straight into P, each at the bound of the rows before it, and closed up
+// afterwards: P is then never held twice. Otherwise each thread fills its
+// own buffers, which are copied behind each other.
 template <class T, class MakeRowBuilder>
 void assemble_prolongation(Index n, Index n_coarse, const std::vector<int8_t>& cf,
                            const std::vector<Index>& coarse_index, const Truncation& trunc,
                            const CsrMatrix<T>* pattern, MakeRowBuilder make_builder,
                            CsrMatrix<T>& P, const uint8_t* skip_rows = nullptr) {
   P = CsrMatrix<T>(n, n_coarse);
-  const int nt = omp_get_max_threads();
-  std::vector<std::vector<Index>> bcol(nt);
-  std::vector<std::vector<T>> bval(nt);
+  const int nt = n > kSerialBelow ? omp_get_max_threads() : 1;
+  const bool bounded = pattern != nullptr || trunc.max_elements > 0;
+  // Most entries row i can have (bounded case).
+  auto bound = [&](Index i) -> Index {
+    if (pattern) return pattern->row_ptr[i + 1] - pattern->row_ptr[i];
+    if (cf[i] == kCoarse) return 1;
+    if (skip_rows && skip_rows[i]) return 0;
+    return trunc.max_elements;
+  };
+  std::vector<std::size_t> block_start(static_cast<std::size_t>(nt) + 1, 0);
+  std::vector<std::size_t> block_used(nt, 0);
+  std::vector<std::vector<Index>> bcol(bounded ? 0 : nt);
+  std::vector<std::vector<T>> bval(bounded ? 0 : nt);
 #pragma omp parallel num_threads(nt)
   {
     const int t = omp_get_thread_num();
     const int nth = omp_get_num_threads();
     const Index lo = static_cast<Index>(static_cast<int64_t>(n) * t / nth);
     const Index hi = static_cast<Index>(static_cast<int64_t>(n) * (t + 1) / nth);
+    if (bounded) {
+      std::size_t b = 0;
+      for (Index i = lo; i < hi; ++i) b += static_cast<std::size_t>(bound(i));
+      block_start[t + 1] = b;
+#pragma omp barrier
+#pragma omp single
+      {
+        for (int u = 0; u < nth; ++u) block_start[u + 1] += block_start[u];
+        P.col.resize(block_start[nth]);
+        P.val.resize(block_start[nth]);
+      }
+    }
     auto builder = make_builder();
     std::vector<RowEntry> row, scratch;
-    // Appended through raw pointers: the buffers grow by doubling.
-    std::vector<Index>& cols = bcol[t];
-    std::vector<T>& vals = bval[t];
     std::size_t used = 0;
-    cols.resize(static_cast<std::size_t>(hi - lo) * 4 + 16);
-    vals.resize(cols.size());
+    Index* cbase = nullptr;
+    T* vbase = nullptr;
+    if (bounded) {
+      cbase = P.col.data() + block_start[t];
+      vbase = P.val.data() + block_start[t];
+    } else {
+      // Appended through raw pointers: the buffers grow by doubling.
+      bcol[t].resize(static_cast<std::size_t>(hi - lo) * 4 + 16);
+      bval[t].resize(bcol[t].size());
+    }
     for (Index i = lo; i < hi; ++i) {
       row.clear();
       if (cf[i] == kCoarse) {
@@ -65,12 +98,16 @@ void assemble_prolongation(Index n, Index n_coarse, const std::vector<int8_t>& c
           truncate_row(row, trunc, scratch);
         }
       }
-      if (used + row.size() > cols.size()) {
-        cols.resize(2 * (used + row.size()));
-        vals.resize(cols.size());
+      if (!bounded) {
+        if (used + row.size() > bcol[t].size()) {
+          bcol[t].resize(2 * (used + row.size()));
+          bval[t].resize(bcol[t].size());
+        }
+        cbase = bcol[t].data();
+        vbase = bval[t].data();
       }
-      Index* c = cols.data() + used;
-      T* v = vals.data() + used;
+      Index* c = cbase + used;
+      T* v = vbase + used;
       for (std::size_t q = 0; q < row.size(); ++q) {
         c[q] = row[q].col;
         v[q] = static_cast<T>(row[q].val);
@@ -78,15 +115,34 @@ void assemble_prolongation(Index n, Index n_coarse, const std::vector<int8_t>& c
       used += row.size();
       P.row_ptr[i + 1] = static_cast<Index>(row.size());
     }
+    block_used[t] = used;
 #pragma omp barrier
 #pragma omp single
     {
       for (Index i = 0; i < n; ++i) P.row_ptr[i + 1] += P.row_ptr[i];
-      P.col.resize(P.row_ptr[n]);
-      P.val.resize(P.row_ptr[n]);
+      if (bounded) {
+        // Close up the blocks, in order: a block only moves towards lower
+        // addresses, over space the blocks before it have already left.
+        for (int u = 1; u < nth; ++u) {
+          const std::size_t from = block_start[u];
+          const std::size_t to = static_cast<std::size_t>(P.row_ptr[static_cast<Index>(
+              static_cast<int64_t>(n) * u / nth)]);
+          std::copy(P.col.begin() + from, P.col.begin() + from + block_used[u],
+                    P.col.begin() + to);
+          std::copy(P.val.begin() + from, P.val.begin() + from + block_used[u],
+                    P.val.begin() + to);
+        }
+        P.col.resize(P.row_ptr[n]);
+        P.val.resize(P.row_ptr[n]);
+      } else {
+        P.col.resize(P.row_ptr[n]);
+        P.val.resize(P.row_ptr[n]);
+      }
     }
-    std::copy(cols.begin(), cols.begin() + used, P.col.begin() + P.row_ptr[lo]);
-    std::copy(vals.begin(), vals.begin() + used, P.val.begin() + P.row_ptr[lo]);
+    if (!bounded) {
+      std::copy(bcol[t].begin(), bcol[t].begin() + used, P.col.begin() + P.row_ptr[lo]);
+      std::copy(bval[t].begin(), bval[t].begin() + used, P.val.begin() + P.row_ptr[lo]);
+    }
   }
   P.find_diagonal();
 }

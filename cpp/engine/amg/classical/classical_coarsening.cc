@@ -45,7 +45,10 @@ void ClassicalCoarsening<T>::build(const CsrMatrix<T>& A, TransferOperators<T>& 
       break;
   }
   if (p_.selector == Selector::kPmis || p_.selector == Selector::kHmis) cf_first_.clear();
-  n_coarse_ = coarse_numbering(cf_, coarse_index_);
+  {
+    std::vector<Index> numbering;
+    n_coarse_ = coarse_numbering(cf_, numbering);
+  }
   strong_ = std::move(S.strong);
   S = StrengthGraph();  // the graph itself is not needed any more
   built_rows_ = A.nrows;
@@ -83,7 +86,10 @@ void ClassicalCoarsening<T>::interpolate(const CsrMatrix<T>& A, const std::vecto
                                          const CsrMatrix<T>* pattern,
                                          TransferOperators<T>& ops) {
   const double t0 = omp_get_wtime();
-  const InterpolationInput<T> in{A, dpos, strong_, cf_, coarse_index_, n_coarse_};
+  // The numbering is formed again here rather than kept between setups.
+  std::vector<Index> coarse_index;
+  coarse_numbering(cf_, coarse_index);
+  const InterpolationInput<T> in{A, dpos, strong_, cf_, coarse_index, n_coarse_};
   switch (p_.interpolator) {
     case Interpolator::kD1:
       direct_interpolation(in, p_.truncation, pattern, ops.P);
@@ -102,6 +108,10 @@ void ClassicalCoarsening<T>::interpolate(const CsrMatrix<T>& A, const std::vecto
       }
       break;
   }
+  // Row-length bounds may have left spare capacity in P, which the hierarchy
+  // keeps: give it back.
+  ops.P.col.shrink_to_fit();
+  ops.P.val.shrink_to_fit();
   const double t1 = omp_get_wtime();
   ops.R = parallel_transpose(ops.P);
   timings_.interpolation = t1 - t0;

@@ -67,7 +67,6 @@ class ClassicalCoarsening : public Coarsening<T> {
   std::vector<uint8_t> strong_;  // strength mask on A's pattern (kept for rebuild)
   std::vector<int8_t> cf_;
   std::vector<int8_t> cf_first_;  // first-stage splitting (two-stage interpolation)
-  std::vector<Index> coarse_index_;
   Index n_coarse_ = 0;
   Index built_rows_ = -1, built_nnz_ = -1;
   ClassicalTimings timings_;

@@ -48,7 +48,7 @@ CoarseCouplings coarse_couplings(const InterpolationInput<T>& in) {
   c.op.assign(static_cast<std::size_t>(n) + 1, 0);
   c.neg.assign(n, 0);
   Index max_strong = 0;
-#pragma omp parallel for schedule(static) reduction(max : max_strong)
+#pragma omp parallel for schedule(static) reduction(max : max_strong) if (n > kSerialBelow)
   for (Index k = 0; k < n; ++k) {
     if (cf[k] == kCoarse) continue;  // only F rows are ever read
     const bool neg = in.diag_pos[k] >= 0 && val[in.diag_pos[k]] < T(0);
@@ -73,7 +73,7 @@ CoarseCouplings coarse_couplings(const InterpolationInput<T>& in) {
   c.strong.resize(c.sp[n]);
   c.ocol.resize(c.op[n]);
   c.oval.resize(c.op[n]);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kSerialBelow)
   for (Index k = 0; k < n; ++k) {
     if (cf[k] == kCoarse) continue;
     const bool neg = c.neg[k];
@@ -287,7 +287,7 @@ void two_stage_interpolation(const InterpolationInput<T>& in,
     for (Index r = 0; r < n1; ++r) P2.row_ptr[r + 1] += P2.row_ptr[r];
     P2.col.resize(P2.row_ptr[n1]);
     P2.val.resize(P2.row_ptr[n1]);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kSerialBelow)
     for (Index i = 0; i < n; ++i) {
       const Index r = index1[i];
       if (r < 0) continue;
@@ -317,7 +317,8 @@ void two_stage_interpolation(const InterpolationInput<T>& in,
       }
       row1.clear();
       stage1(i, row1);
-      sort_by_column(row1);
+      // (The row is combined with P2 below and sorted afterwards: it is
+      // truncated in the order it was built.)
       truncate_row(row1, trunc, scratch);
       // Rows are short (at most a few dozen products): merge by linear search.
       for (const RowEntry& e : row1) {

@@ -48,7 +48,7 @@ std::vector<std::vector<Index>> assign_passes(const InterpolationInput<T>& in,
   while (!todo.empty()) {
     const Index m = static_cast<Index>(todo.size());
     reach.assign(m, 0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m > kSerialBelow)
     for (Index u = 0; u < m; ++u) {
       const Index i = todo[u];
       for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
@@ -79,7 +79,7 @@ void multipass_interpolation(const InterpolationInput<T>& in, const Truncation& 
     for (std::size_t u = 0; u < points[p].size(); ++u) slot[points[p][u]] = static_cast<Index>(u);
   std::vector<PassRows> rows(points.size());
 
-  const int nt = omp_get_max_threads();
+  const int nt = n > kSerialBelow ? omp_get_max_threads() : 1;
   std::vector<std::vector<Index>> bcol(nt);
   std::vector<std::vector<double>> bval(nt);
   for (std::size_t p = 1; p < points.size(); ++p) {
@@ -169,7 +169,7 @@ void multipass_interpolation(const InterpolationInput<T>& in, const Truncation& 
   }
   P.col.resize(P.row_ptr[n]);
   P.val.resize(P.row_ptr[n]);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kSerialBelow)
   for (Index i = 0; i < n; ++i) {
     Index o = P.row_ptr[i];
     if (pass[i] == 0) {

@@ -30,7 +30,7 @@ void pmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf) {
   // Weight = number of points that would interpolate from i, with a hashed
   // fraction as tie-breaker; packed in one integer so comparisons are exact.
   std::vector<uint64_t> key(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kSerialBelow)
   for (Index i = 0; i < n; ++i) {
     key[i] = (static_cast<uint64_t>(S.num_influences(i)) << 32) | point_hash(i, seed);
     if (cf[i] == kUndecided && S.num_depends(i) == 0 && S.num_influences(i) == 0) cf[i] = kFine;
@@ -45,13 +45,13 @@ void pmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf) {
     flag.assign(m, 0);
     // F points: undecided points that strongly depend on a C point. Decisions
     // are written in a second loop so every thread reads a fixed state.
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m > kSerialBelow)
     for (Index u = 0; u < m; ++u) {
       const Index i = U[u];
       for (Index k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
         if (cf[S.col[k]] == kCoarse) { flag[u] = 1; break; }
     }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m > kSerialBelow)
     for (Index u = 0; u < m; ++u)
       if (flag[u]) cf[U[u]] = kFine;
     compact_undecided(cf, U);
@@ -62,9 +62,9 @@ void pmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf) {
     // larger index). Every edge of S between two undecided points rules out
     // its smaller end, so S^T is not needed.
     const Index m2 = static_cast<Index>(U.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m2 > kSerialBelow)
     for (Index u = 0; u < m2; ++u) lose[U[u]] = 0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m2 > kSerialBelow)
     for (Index u = 0; u < m2; ++u) {
       const Index i = U[u];
       const uint64_t ki = key[i];
@@ -77,7 +77,7 @@ void pmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf) {
         lose[loser] = 1;
       }
     }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (m2 > kSerialBelow)
     for (Index u = 0; u < m2; ++u)
       if (!lose[U[u]]) cf[U[u]] = kCoarse;
     compact_undecided(cf, U);

@@ -13,7 +13,7 @@ template <class T>
 std::vector<Index> diagonal_positions(const CsrMatrix<T>& A) {
   if (static_cast<Index>(A.diag_pos.size()) == A.nrows) return A.diag_pos;
   std::vector<Index> d(A.nrows, -1);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (A.nrows > kSerialBelow)
   for (Index i = 0; i < A.nrows; ++i) {
     const Index* b = A.col.data() + A.row_ptr[i];
     const Index* e = A.col.data() + A.row_ptr[i + 1];
@@ -41,7 +41,7 @@ StrengthGraph strength_graph(const CsrMatrix<T>& A, const StrengthParams& p,
   S.row_ptr.assign(n + 1, 0);
   const bool row_sum_test = p.max_row_sum < 1.0;
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kSerialBelow)
   for (Index i = 0; i < n; ++i) {
     const Index b = A.row_ptr[i], e = A.row_ptr[i + 1];
     const double diag = dpos[i] >= 0 ? static_cast<double>(A.val[dpos[i]]) : 0.0;
@@ -75,7 +75,7 @@ StrengthGraph strength_graph(const CsrMatrix<T>& A, const StrengthParams& p,
   }
   for (Index i = 0; i < n; ++i) S.row_ptr[i + 1] += S.row_ptr[i];
   S.col.resize(S.row_ptr[n]);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > kSerialBelow)
   for (Index i = 0; i < n; ++i) {
     Index o = S.row_ptr[i];
     for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)

@@ -21,6 +21,11 @@ struct StrengthParams {
   double max_row_sum = 1.1;   // active when < 1
 };
 
+// Loops over fewer rows (points, entries) than this run serially in the
+// classical kernels: a parallel region there costs more than the loop, and
+// on a busy machine every barrier waits for the slowest thread.
+constexpr Index kSerialBelow = 8192;
+
 struct StrengthGraph {
   Index n = 0;
   // S: row i lists the points that i strongly depends on (sorted).

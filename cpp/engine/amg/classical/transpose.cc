@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "amg/classical/strength.h"
+
 namespace jaxamg::classical {
 
 namespace {
@@ -17,7 +19,7 @@ void transpose_impl(Index nrows, Index ncols, const std::vector<Index>& row_ptr,
                     const std::vector<Index>& col, std::vector<Index>& t_row_ptr,
                     const Scatter* scatter) {
   t_row_ptr.assign(ncols + 1, 0);
-  const int nt = omp_get_max_threads();
+  const int nt = nrows > kSerialBelow ? omp_get_max_threads() : 1;
   std::vector<std::vector<Index>> count(nt);
 #pragma omp parallel num_threads(nt)
   {

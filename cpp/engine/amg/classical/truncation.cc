@@ -39,30 +39,55 @@ void truncate_row(std::vector<RowEntry>& row, const Truncation& t, std::vector<R
   const std::size_t keep =
       t.max_elements > 0 ? static_cast<std::size_t>(t.max_elements) : len;
   if (!by_factor && len <= keep) return;
-  // One pass: the sums of each sign (for the rescaling) and the largest |w|.
-  SignSums full;
-  double wmax = 0;
-  for (const RowEntry& e : row) {
-    (e.val > 0 ? full.pos : full.neg) += e.val;
-    wmax = std::max(wmax, std::abs(e.val));
-  }
-  // The factor test drops |w| < cut (cut < 0: nothing).
-  const double cut = by_factor ? t.factor * wmax : -1.0;
-  // Among the survivors, the max_elements largest (|w|, -col) stay; `last`
-  // is the smallest of those, found from a short sorted list when
-  // max_elements is small (rows are short), else by nth_element.
+  // Among the survivors of the factor test (|w| >= cut), the max_elements
+  // largest (|w|, -col) stay; `last` is the smallest of those, found from a
+  // short sorted list when max_elements is small (rows are short), else by
+  // nth_element.
   const auto larger = [](double x, Index cx, double y, Index cy) {
     return x > y || (x == y && cx < cy);
   };
-  std::size_t survivors = len;
-  if (by_factor) {
-    survivors = 0;
-    for (const RowEntry& e : row) survivors += std::abs(e.val) >= cut;
-  }
+  SignSums full;
+  double cut = -1.0;  // nothing is below it
   double last_abs = -1.0;
   Index last_col = 0;
-  const bool select = survivors > keep;
-  if (select) {
+  bool select;
+  if (!by_factor && keep <= 8) {
+    // The common case (max_elements alone): the sums of each sign and the
+    // largest entries in one pass.
+    double ta[8];
+    Index tc[8];
+    std::size_t nt = 0;
+    for (const RowEntry& e : row) {
+      (e.val > 0 ? full.pos : full.neg) += e.val;
+      const double a = std::abs(e.val);
+      if (nt == keep && !larger(a, e.col, ta[nt - 1], tc[nt - 1])) continue;
+      std::size_t q = nt < keep ? nt++ : nt - 1;
+      for (; q > 0 && larger(a, e.col, ta[q - 1], tc[q - 1]); --q) {
+        ta[q] = ta[q - 1];
+        tc[q] = tc[q - 1];
+      }
+      ta[q] = a;
+      tc[q] = e.col;
+    }
+    select = true;  // len > keep here
+    last_abs = ta[keep - 1];
+    last_col = tc[keep - 1];
+  } else {
+    // The sums of each sign (for the rescaling) and the largest |w|.
+    double wmax = 0;
+    for (const RowEntry& e : row) {
+      (e.val > 0 ? full.pos : full.neg) += e.val;
+      wmax = std::max(wmax, std::abs(e.val));
+    }
+    if (by_factor) cut = t.factor * wmax;
+    std::size_t survivors = len;
+    if (by_factor) {
+      survivors = 0;
+      for (const RowEntry& e : row) survivors += std::abs(e.val) >= cut;
+    }
+    select = survivors > keep;
+  }
+  if (select && (by_factor || keep > 8)) {
     if (keep <= 8) {
       double ta[8];
       Index tc[8];

@@ -21,8 +21,10 @@ struct Truncation {
   bool active() const { return factor_active() || max_elements > 0; }
 };
 
-// `row` is sorted by column. Applies the factor test, then keeps the
-// max_elements largest |w| (ties to the lower column), then rescales.
+// Applies the factor test, then keeps the max_elements largest |w| (ties to
+// the lower column), then rescales. Which entries stay does not depend on
+// the order of `row`; they keep that order (callers pass rows sorted by
+// column, except for intermediate rows whose order does not matter).
 void truncate_row(std::vector<RowEntry>& row, const Truncation& t, std::vector<RowEntry>& scratch);
 
 // Resetup: replaces the sorted `row` by its values on the sorted columns

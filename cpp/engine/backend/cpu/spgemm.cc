@@ -55,6 +55,7 @@ struct ProductAB {
   Index rows() const { return A.nrows; }
   Index cols() const { return B.ncols; }
   Scratch make_scratch() const { return {}; }
+  void begin_chunk(Scratch&, Index, Index) const {}
   std::int64_t cost(Index i) const {
     std::int64_t c = 0;
     for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
@@ -94,18 +95,61 @@ struct ProductRAP {
   const CsrMatrix<T>& R;
   const CsrMatrix<T>& A;
   const CsrMatrix<T>& P;
-  // Per thread: mark[k] = last row I that reached fine point k, acc[k] its
-  // (R A)_Ik (zero outside the current row), list the points of the row.
+  Index a_max_row;  // longest row of A
+  Index p_max_row;  // longest row of P
+  Index a_band;     // largest |j - i| over the entries (i, j) of A
+  // Per thread: mark[k - lo] = last row I that reached fine point k, acc[k -
+  // lo] its (R A)_Ik (zero outside the current row), list the points of the
+  // row. The arrays cover only the fine points a chunk of rows can reach,
+  // [lo, lo + size): on a banded ordering (grids) a small window instead of
+  // the whole fine level. Moving the window needs no reset: acc is zero
+  // between rows and a stale mark never equals the current row.
   struct Scratch {
     std::vector<Index> mark;
     std::vector<T> acc;
     std::vector<Index> list;
+    Index lo = 0;
   };
+  ProductRAP(const CsrMatrix<T>& r, const CsrMatrix<T>& a, const CsrMatrix<T>& p)
+      : R(r), A(a), P(p), a_max_row(max_row(a)), p_max_row(max_row(p)), a_band(band(a)) {}
+  static Index max_row(const CsrMatrix<T>& M) {
+    Index m = 0;
+    const Index* rp = M.row_ptr.data();
+#pragma omp parallel for reduction(max : m) schedule(static) if (M.nrows > 100000)
+    for (Index i = 0; i < M.nrows; ++i) m = std::max(m, rp[i + 1] - rp[i]);
+    return m;
+  }
+  static Index band(const CsrMatrix<T>& M) {  // columns are sorted
+    Index b = 0;
+    const Index* rp = M.row_ptr.data();
+    const Index* ci = M.col.data();
+#pragma omp parallel for reduction(max : b) schedule(static) if (M.nrows > 100000)
+    for (Index i = 0; i < M.nrows; ++i) {
+      if (rp[i + 1] > rp[i]) b = std::max({b, i - ci[rp[i]], ci[rp[i + 1] - 1] - i});
+    }
+    return b;
+  }
   Index rows() const { return R.nrows; }
   Index cols() const { return P.ncols; }
-  Scratch make_scratch() const {
-    return Scratch{std::vector<Index>(A.ncols, -1), std::vector<T>(A.ncols, T(0)),
-                   std::vector<Index>(64)};
+  Scratch make_scratch() const { return Scratch{{}, {}, std::vector<Index>(64), 0}; }
+  // Points the rows [r0, r1) can reach: the columns of their rows of R,
+  // widened by the band of A.
+  void begin_chunk(Scratch& s, Index r0, Index r1) const {
+    const Index q0 = R.row_ptr[r0], q1 = R.row_ptr[r1];
+    if (q0 == q1) return;
+    Index lo = R.col[q0], hi = R.col[q0];
+    for (Index q = q0; q < q1; ++q) {
+      lo = std::min(lo, R.col[q]);
+      hi = std::max(hi, R.col[q]);
+    }
+    lo = std::max<Index>(0, lo - a_band);
+    hi = std::min<Index>(A.ncols - 1, hi + a_band);
+    const std::size_t need = static_cast<std::size_t>(hi - lo) + 1;
+    if (s.mark.size() < need) {
+      s.mark.resize(need, -1);
+      s.acc.resize(need, T(0));
+    }
+    s.lo = lo;
   }
   std::int64_t cost(Index I) const {
     std::int64_t c = 0;
@@ -116,43 +160,45 @@ struct ProductRAP {
   }
   template <class Begin, class Emit>
   JAXAMG_INLINE void row(Index I, Scratch& s, Begin&& begin, Emit&& emit) const {
-    const Index* arp = A.row_ptr.data();
-    const Index* aci = A.col.data();
-    const T* av = A.val.data();
-    const Index* prp = P.row_ptr.data();
-    const Index* pci = P.col.data();
-    const T* pv = P.val.data();
-    Index* mark = s.mark.data();
-    T* acc = s.acc.data();
+    const Index* __restrict arp = A.row_ptr.data();
+    const Index* __restrict aci = A.col.data();
+    const T* __restrict av = A.val.data();
+    const Index* __restrict prp = P.row_ptr.data();
+    const Index* __restrict pci = P.col.data();
+    const T* __restrict pv = P.val.data();
+    const Index* __restrict rci = R.col.data();
+    const T* __restrict rv = R.val.data();
+    // Window positions: fine point c sits at c - lo.
+    const Index lo = s.lo;
+    Index* __restrict mark = s.mark.data();
+    T* __restrict acc = s.acc.data();
     const Index q0 = R.row_ptr[I], q1 = R.row_ptr[I + 1];
-    std::size_t bound = 0;
-    for (Index q = q0; q < q1; ++q) bound += arp[R.col[q] + 1] - arp[R.col[q]];
+    // At most every entry of the rows of A reached is a new point.
+    const std::size_t bound = static_cast<std::size_t>(q1 - q0) * a_max_row;
     if (s.list.size() < bound) s.list.resize(2 * bound);
-    Index* list = s.list.data();
+    Index* __restrict list = s.list.data();
     // Stage 1: (R A)_I, branch-free (whether a point is new is unpredictable).
     Index count = 0;
     for (Index q = q0; q < q1; ++q) {
-      const Index i = R.col[q];
-      const T r = R.val[q];
+      const Index i = rci[q];
+      const T r = rv[q];
       const Index k1 = arp[i + 1];
       for (Index k = arp[i]; k < k1; ++k) {
-        const Index c = aci[k];
+        const Index c = aci[k] - lo;
         list[count] = c;
         count += mark[c] != I;
         mark[c] = I;
         acc[c] += r * av[k];
       }
     }
-    std::int64_t pairs = 0;
-    for (Index u = 0; u < count; ++u) pairs += prp[list[u] + 1] - prp[list[u]];
-    begin(pairs);
+    begin(static_cast<std::int64_t>(count) * p_max_row);
     // Stage 2: (R A)_Ik P_k.
     for (Index u = 0; u < count; ++u) {
       const Index c = list[u];
       const T ra = acc[c];
       acc[c] = T(0);
-      const Index p1 = prp[c + 1];
-      for (Index p = prp[c]; p < p1; ++p) emit(pci[p], ra * pv[p]);
+      const Index p1 = prp[c + lo + 1];
+      for (Index p = prp[c + lo]; p < p1; ++p) emit(pci[p], ra * pv[p]);
     }
   }
 };
@@ -201,6 +247,15 @@ struct Buffer {
     data = std::move(grown);
     capacity = cap;
   }
+  // Gives back the unused capacity (one copy): a finished chunk then holds
+  // only its rows while the others are still being computed.
+  void shrink() {
+    if (capacity == size) return;
+    std::unique_ptr<V[]> exact(new V[size > 0 ? size : 1]);
+    std::copy(data.get(), data.get() + size, exact.get());
+    data = std::move(exact);
+    capacity = size > 0 ? size : 1;
+  }
   const V* begin() const { return data.get(); }
   const V* end() const { return data.get() + size; }
 };
@@ -246,14 +301,15 @@ CsrMatrix<T> multiply(const Product& prod) {
   {
     std::vector<Index> mark_v(m, -1);
     std::vector<T> acc_v(kValues ? m : 0, T(0));  // zero outside the current row
-    Index* mark = mark_v.data();
-    T* acc = acc_v.data();
+    Index* __restrict mark = mark_v.data();
+    T* __restrict acc = acc_v.data();
     auto scratch = prod.make_scratch();
 #pragma omp for schedule(dynamic, 1)
     for (int c = 0; c < nchunks; ++c) {
       Buffer<Index>& cols = chunk_col[c];
       Buffer<T>* vals = kValues ? &chunk_val[c] : nullptr;
       const Index r0 = chunks.begin[c], r1 = chunks.begin[c + 1];
+      prod.begin_chunk(scratch, r0, r1);
       cols.reserve(static_cast<std::size_t>(r1 - r0) * 8);
       if (kValues) vals->reserve(cols.capacity);
       for (Index i = r0; i < r1; ++i) {
@@ -290,6 +346,8 @@ CsrMatrix<T> multiply(const Product& prod) {
         cols.size += count;
         crp[i + 1] = count;
       }
+      cols.shrink();
+      if (kValues) vals->shrink();
     }
   }
 
@@ -344,6 +402,7 @@ void numeric(const Product& prod, CsrMatrix<T>& C, const char* who) {
     auto scratch = prod.make_scratch();
 #pragma omp for schedule(dynamic, 1)
     for (int c = 0; c < nchunks; ++c) {
+      prod.begin_chunk(scratch, chunks.begin[c], chunks.begin[c + 1]);
       for (Index i = chunks.begin[c]; i < chunks.begin[c + 1]; ++i) {
         for (Index p = crp[i]; p < crp[i + 1]; ++p) {
           pos[cci[p]] = p;
@@ -404,7 +463,7 @@ void GalerkinProduct<T>::compute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
                                  const CsrMatrix<T>& P, CsrMatrix<T>& Ac) {
   check_galerkin(R, A, P);
   planned_ = false;
-  Ac = multiply<T, true>(ProductRAP<T>{R, A, P});
+  Ac = multiply<T, true>(ProductRAP<T>(R, A, P));
   planned_ = true;
 }
 
@@ -416,7 +475,7 @@ void GalerkinProduct<T>::recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
                        "call compute() first");
   }
   check_galerkin(R, A, P);
-  numeric(ProductRAP<T>{R, A, P}, Ac, "Galerkin product");
+  numeric(ProductRAP<T>(R, A, P), Ac, "Galerkin product");
 }
 
 template <class T>

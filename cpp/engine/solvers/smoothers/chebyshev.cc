@@ -59,6 +59,17 @@ double dot(const std::vector<double>& x, const std::vector<double>& y) {
   return cpu::dot(x.size(), x.data(), y.data());
 }
 
+// body(i) for i in [0, n), in parallel above the smoothers' threshold.
+template <class Body>
+void for_rows(Index n, Body&& body) {
+  if (n <= smoothers::kParallelRows) {
+    for (Index i = 0; i < n; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (Index i = 0; i < n; ++i) body(i);
+}
+
 }  // namespace
 
 template <class T>
@@ -114,9 +125,14 @@ void ChebyshevSolver<T>::solver_setup(bool reuse_structure) {
   } else {
     scale_.assign(n, T(1));
   }
-  res_.resize(n);
+  // The diagonal recurrence keeps only the direction (the residual is
+  // formed from x in the same pass); the generic one also needs r.
   p_.resize(n);
-  q_.resize(n);
+  if (diagonal_) {
+    Vector<T>().swap(res_);
+  } else {
+    res_.resize(n);
+  }
   estimate_bounds();
 }
 
@@ -278,50 +294,36 @@ void ChebyshevSolver<T>::step_diagonal(int k, const T* b, T* x, bool x_is_zero) 
   const Index* ci = A.col.data();
   const T* v = A.val.data();
   const T* s = scale();
-  T* r = res_.data();
   T* p = p_.data();
-  T* q = q_.data();
   double alpha_d, beta_d;
   coefficients(k, &alpha_d, &beta_d);
   const T alpha = static_cast<T>(alpha_d), beta = static_cast<T>(beta_d);
-  if (k == 0) {
+  // p_k = S (b - A x_k) + beta_k p_{k-1}, then x_{k+1} = x_k + alpha_k p_k.
+  // The residual is formed from x rather than carried by the recurrence
+  // r_{k+1} = r_k - alpha_k A p_k: the same memory traffic (x is read
+  // instead of p, and r is neither read nor written) with one vector
+  // instead of three. x is read by neighbours in the first loop, so it is
+  // updated in a second one.
+  if (k == 0 && x_is_zero) {
+    for_rows(n, [=](Index i) {
+      const T pi = s[i] * b[i];
+      p[i] = pi;
+      x[i] = alpha * pi;
+    });
+  } else {
+    const bool first = k == 0;
 #pragma omp parallel if (n > smoothers::kParallelRows)
     {
-      if (x_is_zero) {
 #pragma omp for schedule(static)
-        for (Index i = 0; i < n; ++i) {
-          r[i] = b[i];
-          p[i] = s[i] * b[i];
-          x[i] = alpha * p[i];
-        }
-      } else {
-        // x is read by neighbours: residual first, update after the barrier.
-#pragma omp for schedule(static)
-        for (Index i = 0; i < n; ++i) {
-          T ri = b[i];
-          for (Index kk = rp[i]; kk < rp[i + 1]; ++kk) ri -= v[kk] * x[ci[kk]];
-          r[i] = ri;
-          p[i] = s[i] * ri;
-        }
-#pragma omp for schedule(static)
-        for (Index i = 0; i < n; ++i) x[i] += alpha * p[i];
+      for (Index i = 0; i < n; ++i) {
+        T ri = b[i];
+        const Index k1 = rp[i + 1];
+        for (Index kk = rp[i]; kk < k1; ++kk) ri -= v[kk] * x[ci[kk]];
+        p[i] = first ? s[i] * ri : s[i] * ri + beta * p[i];
       }
+#pragma omp for schedule(static)
+      for (Index i = 0; i < n; ++i) x[i] += alpha * p[i];
     }
-  } else {
-    // r -= alpha_{k-1} A p_{k-1}; p_k = S r + beta p_{k-1}; x += alpha_k p_k:
-    // one pass, reading p_{k-1} and writing p_k to the other buffer.
-    const T alpha_prev = static_cast<T>(alpha_prev_);
-#pragma omp parallel for schedule(static) if (n > smoothers::kParallelRows)
-    for (Index i = 0; i < n; ++i) {
-      T t = 0;
-      for (Index kk = rp[i]; kk < rp[i + 1]; ++kk) t += v[kk] * p[ci[kk]];
-      const T ri = r[i] - alpha_prev * t;
-      r[i] = ri;
-      const T pi = s[i] * ri + beta * p[i];
-      q[i] = pi;
-      x[i] += alpha * pi;
-    }
-    p_.swap(q_);
   }
   alpha_prev_ = alpha_d;
 }

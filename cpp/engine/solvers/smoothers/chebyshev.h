@@ -15,8 +15,9 @@
 //
 // M is the `preconditioner` of the scope when one is set there:
 //  * BLOCK_JACOBI or JACOBI_L1: M^-1 = w D^-1 (one sweep from zero: D the
-//    diagonal or the l1 row norm, w its relaxation_factor). This is folded
-//    into one fused pass per step (SpMV, residual, direction and update).
+//    diagonal or the l1 row norm, w its relaxation_factor). Each step is
+//    then one pass forming the residual from x and the new direction, and
+//    one updating x, with the direction as the only work vector.
 //  * any other solver: one apply() from a zero guess per step.
 // Without a preconditioner set, M = I. (AmgX's registered default would be
 // a nested AMG, which is never what a smoother wants.)
@@ -92,7 +93,7 @@ class ChebyshevSolver : public Solver<T> {
   const Vector<T>* prec_diag_ = nullptr;
   Vector<T> scale_;
   double lmax_ = 0, lmin_ = 0;
-  Vector<T> res_, p_, q_, z_;
+  Vector<T> res_, p_, z_;  // res_ and z_: only with a non-diagonal M
   int step_ = 0;           // recurrence step since solve_init
   double alpha_prev_ = 0;  // alpha_{step_-1}
 };
