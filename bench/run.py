@@ -43,6 +43,10 @@ ENGINE_CONFIGS = {
     "pcg_classical_mcgs_t025.json":
         ("jaxamg PCG + classical (PMIS, D2, Pmax 4, θ 0.25, sym. multicolor GS)", "classical",
          ("poisson3d", "aniso2d", "jump3d")),
+    "pcg_classical_agg1_cheby2.json":
+        ("jaxamg PCG + classical (PMIS, 1 aggressive level two-stage ext+i, D2, Pmax 4, θ 0.25, "
+         "Chebyshev(2) on l1-Jacobi)", "classical",
+         ("poisson3d", "aniso2d", "jump3d")),
     "pcgf_aggregation_size8_cg.json":
         ("jaxamg PCGF + aggregation (SIZE_8, CG cycle, sym. multicolor GS)", "aggregation",
          ("poisson3d", "aniso2d", "jump3d")),
@@ -230,6 +234,9 @@ def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
                 return rec
             env["OMP_NUM_THREADS"] = str(spec["threads"])
             env.setdefault("OMP_PROC_BIND", "false")
+            # Idle OpenMP threads must not spin between parallel regions: on
+            # two cores a spinning worker steals the time of the serial parts.
+            env.setdefault("OMP_WAIT_POLICY", "passive")
             cmd = [ctx["engine_python"], os.path.join(HERE, "engine_runner.py"), *common,
                    "--config", config_path(spec["config"])]
             res = run_runner(cmd, env, args.timeout)

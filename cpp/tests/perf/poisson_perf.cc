@@ -297,9 +297,12 @@ int main(int argc, char** argv) {
         "%5.2f %5.2f %5.2f | %9.2e %zu %s\n",
         n, static_cast<int>(N), best.setup, best.setup_cpu, ph["strength"], ph["selection"],
         ph["interpolation"], ph["transpose"], ph["galerkin"], ph["smoothers"], best.solve,
-        best.solve_cpu, best.iters, best.iters ? 1e3 * best.solve / best.iters : 0.0, opcx, grdcx, best.mem_x,
-        best.relres, best.levels.size(), best.status.c_str());
+        best.solve_cpu, best.iters, best.iters ? 1e3 * best.solve / best.iters : 0.0, opcx, grdcx,
+        best.mem_x, best.relres, best.levels.size(), best.status.c_str());
     if (show_levels) {
+      std::printf("    AMG setup %.3f s of %.3f s (the rest: copying and checking A, Krylov "
+                  "workspaces)\n",
+                  best.amg.total, best.setup);
       for (std::size_t l = 0; l < best.levels.size(); ++l) {
         std::printf("    level %2zu: rows %9d nnz %10d (%.1f/row)", l,
                     static_cast<int>(best.levels[l].rows), static_cast<int>(best.levels[l].nnz),

@@ -21,6 +21,8 @@ StrengthGraph distance_two_graph(const StrengthGraph& S, const std::vector<Index
   S2.row_ptr.assign(n1 + 1, 0);
   const int nt = n1 > kSerialBelow ? omp_get_max_threads() : 1;
   std::vector<std::vector<Index>> bcol(nt);
+  // Allocated by the calling thread (see assemble.h).
+  std::vector<std::vector<Index>> seens(nt, std::vector<Index>(n1, -1));
 #pragma omp parallel num_threads(nt)
   {
     const int t = omp_get_thread_num();
@@ -28,7 +30,7 @@ StrengthGraph distance_two_graph(const StrengthGraph& S, const std::vector<Index
     const Index lo = static_cast<Index>(static_cast<int64_t>(n1) * t / nth);
     const Index hi = static_cast<Index>(static_cast<int64_t>(n1) * (t + 1) / nth);
     // seen[c'] == row being built: c' already listed (no reset needed).
-    std::vector<Index> seen(n1, -1);
+    std::vector<Index>& seen = seens[t];
     std::vector<Index>& out = bcol[t];
     std::vector<Index> row;
     for (Index r = lo; r < hi; ++r) {
@@ -53,11 +55,13 @@ StrengthGraph distance_two_graph(const StrengthGraph& S, const std::vector<Index
       S2.row_ptr[r + 1] = static_cast<Index>(row.size());
     }
 #pragma omp barrier
-#pragma omp single
+    // The calling thread allocates (see assemble.h).
+#pragma omp master
     {
       for (Index r = 0; r < n1; ++r) S2.row_ptr[r + 1] += S2.row_ptr[r];
       S2.col.resize(S2.row_ptr[n1]);
     }
+#pragma omp barrier
     std::copy(out.begin(), out.end(), S2.col.begin() + S2.row_ptr[lo]);
   }
   transpose_pattern(n1, S2.row_ptr, S2.col, S2.t_row_ptr, S2.t_col, with_transpose);

@@ -53,6 +53,12 @@ void assemble_prolongation(Index n, Index n_coarse, const std::vector<int8_t>& c
   std::vector<std::size_t> block_used(nt, 0);
   std::vector<std::vector<Index>> bcol(bounded ? 0 : nt);
   std::vector<std::vector<T>> bval(bounded ? 0 : nt);
+  // The builders' work arrays are allocated here, by the calling thread:
+  // what a worker thread allocates stays in its own allocator arena after
+  // it is freed, and adds to the process's resident memory.
+  std::vector<decltype(make_builder())> builders;
+  builders.reserve(nt);
+  for (int t = 0; t < nt; ++t) builders.push_back(make_builder());
 #pragma omp parallel num_threads(nt)
   {
     const int t = omp_get_thread_num();
@@ -64,14 +70,15 @@ void assemble_prolongation(Index n, Index n_coarse, const std::vector<int8_t>& c
       for (Index i = lo; i < hi; ++i) b += static_cast<std::size_t>(bound(i));
       block_start[t + 1] = b;
 #pragma omp barrier
-#pragma omp single
+#pragma omp master
       {
         for (int u = 0; u < nth; ++u) block_start[u + 1] += block_start[u];
         P.col.resize(block_start[nth]);
         P.val.resize(block_start[nth]);
       }
+#pragma omp barrier
     }
-    auto builder = make_builder();
+    auto& builder = builders[t];
     std::vector<RowEntry> row, scratch;
     std::size_t used = 0;
     Index* cbase = nullptr;
@@ -117,7 +124,8 @@ void assemble_prolongation(Index n, Index n_coarse, const std::vector<int8_t>& c
     }
     block_used[t] = used;
 #pragma omp barrier
-#pragma omp single
+    // P is allocated by the calling thread (as the builders above).
+#pragma omp master
     {
       for (Index i = 0; i < n; ++i) P.row_ptr[i + 1] += P.row_ptr[i];
       if (bounded) {
@@ -139,12 +147,13 @@ void assemble_prolongation(Index n, Index n_coarse, const std::vector<int8_t>& c
         P.val.resize(P.row_ptr[n]);
       }
     }
+#pragma omp barrier
     if (!bounded) {
       std::copy(bcol[t].begin(), bcol[t].begin() + used, P.col.begin() + P.row_ptr[lo]);
       std::copy(bval[t].begin(), bval[t].begin() + used, P.val.begin() + P.row_ptr[lo]);
     }
   }
-  P.find_diagonal();
+  // P is rectangular: no diagonal index (an n-sized array nothing reads).
 }
 
 }  // namespace jaxamg::classical

@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "amg/classical/interpolation.h"
@@ -56,6 +57,39 @@ void ClassicalCoarsening<T>::build(const CsrMatrix<T>& A, TransferOperators<T>& 
   t0 = omp_get_wtime();
   timings_.selection = t0 - t1;
   interpolate(A, dpos, nullptr, ops);
+  pack_strong();
+}
+
+// Between setups the mask is kept as bits (one byte per entry of A would
+// outweigh the coarse levels' operators).
+template <class T>
+void ClassicalCoarsening<T>::pack_strong() {
+  const std::size_t nnz = strong_.size();
+  const std::size_t words = (nnz + 63) / 64;
+  strong_bits_.assign(words, 0);
+  const uint8_t* st = strong_.data();
+  uint64_t* bits = strong_bits_.data();
+#pragma omp parallel for schedule(static) if (words > kSerialBelow)
+  for (std::size_t w = 0; w < words; ++w) {
+    uint64_t v = 0;
+    const std::size_t k1 = std::min(nnz, 64 * w + 64);
+    for (std::size_t k = 64 * w; k < k1; ++k) v |= static_cast<uint64_t>(st[k] != 0) << (k & 63);
+    bits[w] = v;
+  }
+  strong_nnz_ = nnz;
+  std::vector<uint8_t>().swap(strong_);
+}
+
+template <class T>
+void ClassicalCoarsening<T>::unpack_strong() {
+  strong_.resize(strong_nnz_);
+  uint8_t* st = strong_.data();
+  const uint64_t* bits = strong_bits_.data();
+  const std::size_t nnz = strong_nnz_;
+#pragma omp parallel for schedule(static) if (nnz > kSerialBelow)
+  for (std::size_t k = 0; k < nnz; ++k) {
+    st[k] = static_cast<uint8_t>((bits[k >> 6] >> (k & 63)) & 1);
+  }
 }
 
 template <class T>
@@ -78,7 +112,9 @@ void ClassicalCoarsening<T>::rebuild(const CsrMatrix<T>& A, TransferOperators<T>
   timings_ = {};
   const std::vector<Index> dpos = diagonal_positions(A);
   const CsrMatrix<T> pattern = std::move(ops.P);
+  unpack_strong();
   interpolate(A, dpos, &pattern, ops);
+  std::vector<uint8_t>().swap(strong_);
 }
 
 template <class T>

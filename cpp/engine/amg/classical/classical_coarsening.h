@@ -64,7 +64,14 @@ class ClassicalCoarsening : public Coarsening<T> {
                    const CsrMatrix<T>* pattern, TransferOperators<T>& ops);
 
   ClassicalParams p_;
-  std::vector<uint8_t> strong_;  // strength mask on A's pattern (kept for rebuild)
+  void pack_strong();
+  void unpack_strong();
+
+  // Strength mask on A's pattern: one byte per entry while (re)building,
+  // kept as bits for a rebuild.
+  std::vector<uint8_t> strong_;
+  std::vector<uint64_t> strong_bits_;
+  std::size_t strong_nnz_ = 0;
   std::vector<int8_t> cf_;
   std::vector<int8_t> cf_first_;  // first-stage splitting (two-stage interpolation)
   Index n_coarse_ = 0;

@@ -94,6 +94,7 @@ CoarseCouplings coarse_couplings(const InterpolationInput<T>& in) {
 
 template <class T>
 struct ExtIBuilder {
+  static constexpr Index kAhead = 2;
   const InterpolationInput<T>& in;
   const CoarseCouplings& cc;
   // Position in the row of each C point of Ĉ_i, by coarse index (-1 if not
@@ -115,6 +116,32 @@ struct ExtIBuilder {
     const Index* cidx = in.coarse_index.data();
     const Index* sp = cc.sp.data();
     const Index* sc = cc.strong.data();
+    // A row reads its strong F neighbours' rows of A (the coupling back to
+    // it), their coupling lists and coarse numbers: as many streams as the
+    // stencil has offsets, more than the hardware prefetchers follow. Rows
+    // are built in increasing order, so these are fetched for a row a little
+    // ahead: first the offsets, then (for a nearer row) the data.
+    if (i + 2 * kAhead < in.A.nrows) {
+      const Index r = i + 2 * kAhead;
+      for (Index k = rp[r]; k < rp[r + 1]; ++k) {
+        const Index j = col[k];
+        __builtin_prefetch(cc.sp.data() + j);
+        __builtin_prefetch(cc.op.data() + j);
+        __builtin_prefetch(cidx + j);
+      }
+    }
+    if (i + kAhead < in.A.nrows) {
+      const Index r = i + kAhead;
+      for (Index k = rp[r]; k < rp[r + 1]; ++k) {
+        if (!st[k]) continue;
+        const Index j = col[k];
+        __builtin_prefetch(val + rp[j]);
+        __builtin_prefetch(col + rp[j]);
+        __builtin_prefetch(sc + sp[j]);
+        __builtin_prefetch(cc.ocol.data() + cc.op[j]);
+        __builtin_prefetch(cc.oval.data() + cc.op[j]);
+      }
+    }
     const Index b = rp[i], e = rp[i + 1];
     // Room for the worst case: every strong C neighbour of every neighbour.
     const std::size_t room =
@@ -276,11 +303,13 @@ void two_stage_interpolation(const InterpolationInput<T>& in,
   CsrMatrix<T> P2(n1, in.n_coarse);
   {
     std::vector<uint8_t> skip(n);
+#pragma omp parallel for schedule(static) if (n > kSerialBelow)
     for (Index i = 0; i < n; ++i) skip[i] = first_stage[i] != kCoarse;
     InterpolationInput<T> in2{A, in.diag_pos, in.strong, in.cf, in.coarse_index, in.n_coarse};
     in2.skip_rows = skip.data();
     CsrMatrix<T> rows;
     extended_i_interpolation(in2, trunc, static_cast<const CsrMatrix<T>*>(nullptr), rows);
+#pragma omp parallel for schedule(static) if (n > kSerialBelow)
     for (Index i = 0; i < n; ++i) {
       if (index1[i] >= 0) P2.row_ptr[index1[i] + 1] = rows.row_ptr[i + 1] - rows.row_ptr[i];
     }

@@ -145,12 +145,13 @@ void multipass_interpolation(const InterpolationInput<T>& in, const Truncation& 
         out.ptr[u + 1] = static_cast<Index>(row.size());
       }
 #pragma omp barrier
-#pragma omp single
+#pragma omp master
       {
         for (Index u = 0; u < m; ++u) out.ptr[u + 1] += out.ptr[u];
         out.col.resize(out.ptr[m]);
         out.val.resize(out.ptr[m]);
       }
+#pragma omp barrier
       std::copy(cols.begin(), cols.end(), out.col.begin() + out.ptr[lo]);
       std::copy(vals.begin(), vals.end(), out.val.begin() + out.ptr[lo]);
     }
@@ -183,7 +184,7 @@ void multipass_interpolation(const InterpolationInput<T>& in, const Truncation& 
       }
     }
   }
-  P.find_diagonal();
+  // P is rectangular: no diagonal index (an n-sized array nothing reads).
 }
 
 template void multipass_interpolation(const InterpolationInput<float>&, const Truncation&,

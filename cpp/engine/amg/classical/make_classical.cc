@@ -51,7 +51,8 @@ Interpolator parse_interpolator(const std::string& name, const std::string& key,
   if (name == "D2_TWO_STAGE") return Interpolator::kTwoStageD2;
   std::ostringstream os;
   os << "InterpolatorFactory '" << name << "' has not been registered: " << key << " '" << name
-     << "' (scope '" << scope << "') is not a classical interpolator; use D1, D2 or MULTIPASS";
+     << "' (scope '" << scope
+     << "') is not a classical interpolator; use D1, D2, MULTIPASS or D2_TWO_STAGE";
   throw ConfigError(os.str());
 }
 

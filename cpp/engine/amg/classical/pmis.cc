@@ -38,35 +38,49 @@ void pmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf) {
   std::vector<Index> U;
   for (Index i = 0; i < n; ++i)
     if (cf[i] == kUndecided) U.push_back(i);
-  std::vector<uint8_t> flag, lose(n, 0);
+  std::vector<uint8_t> flag;
+  // lose[i] == stamp: i lost against an undecided neighbour this round (a
+  // new stamp per round spares clearing the array).
+  std::vector<uint8_t> lose(n, 0);
+  uint8_t stamp = 0;
+  // Without any C point yet (no splitting passed in) the first F pass would
+  // find nothing: it is skipped.
+  bool any_coarse = false;
+  for (Index i = 0; i < n && !any_coarse; ++i) any_coarse = cf[i] == kCoarse;
 
   while (!U.empty()) {
     const Index m = static_cast<Index>(U.size());
-    flag.assign(m, 0);
-    // F points: undecided points that strongly depend on a C point. Decisions
-    // are written in a second loop so every thread reads a fixed state.
+    if (any_coarse) {
+      flag.assign(m, 0);
+      // F points: undecided points that strongly depend on a C point.
+      // Decisions are written in a second loop so every thread reads a fixed
+      // state.
 #pragma omp parallel for schedule(static) if (m > kSerialBelow)
-    for (Index u = 0; u < m; ++u) {
-      const Index i = U[u];
-      for (Index k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
-        if (cf[S.col[k]] == kCoarse) { flag[u] = 1; break; }
+      for (Index u = 0; u < m; ++u) {
+        const Index i = U[u];
+        for (Index k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
+          if (cf[S.col[k]] == kCoarse) { flag[u] = 1; break; }
+      }
+#pragma omp parallel for schedule(static) if (m > kSerialBelow)
+      for (Index u = 0; u < m; ++u)
+        if (flag[u]) cf[U[u]] = kFine;
     }
-#pragma omp parallel for schedule(static) if (m > kSerialBelow)
-    for (Index u = 0; u < m; ++u)
-      if (flag[u]) cf[U[u]] = kFine;
-    compact_undecided(cf, U);
-    if (U.empty()) break;
+    any_coarse = true;  // the C pass below always selects at least one point
 
     // C points: undecided local maxima of the weight over undecided
     // neighbours in S + S^T (ties, which the hash makes rare, go to the
     // larger index). Every edge of S between two undecided points rules out
-    // its smaller end, so S^T is not needed.
-    const Index m2 = static_cast<Index>(U.size());
-#pragma omp parallel for schedule(static) if (m2 > kSerialBelow)
-    for (Index u = 0; u < m2; ++u) lose[U[u]] = 0;
-#pragma omp parallel for schedule(static) if (m2 > kSerialBelow)
-    for (Index u = 0; u < m2; ++u) {
+    // its smaller end, so S^T is not needed. The points the F pass just
+    // decided are still listed in U and skipped.
+    if (stamp == 255) {
+      std::fill(lose.begin(), lose.end(), 0);
+      stamp = 0;
+    }
+    const uint8_t now = ++stamp;
+#pragma omp parallel for schedule(static) if (m > kSerialBelow)
+    for (Index u = 0; u < m; ++u) {
       const Index i = U[u];
+      if (cf[i] != kUndecided) continue;
       const uint64_t ki = key[i];
       for (Index k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k) {
         const Index j = S.col[k];
@@ -74,12 +88,14 @@ void pmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf) {
         const bool j_wins = key[j] > ki || (key[j] == ki && j > i);
         const Index loser = j_wins ? i : j;
 #pragma omp atomic write
-        lose[loser] = 1;
+        lose[loser] = now;
       }
     }
-#pragma omp parallel for schedule(static) if (m2 > kSerialBelow)
-    for (Index u = 0; u < m2; ++u)
-      if (!lose[U[u]]) cf[U[u]] = kCoarse;
+#pragma omp parallel for schedule(static) if (m > kSerialBelow)
+    for (Index u = 0; u < m; ++u) {
+      const Index i = U[u];
+      if (cf[i] == kUndecided && lose[i] != now) cf[i] = kCoarse;
+    }
     compact_undecided(cf, U);
   }
 }

@@ -20,7 +20,8 @@ void transpose_impl(Index nrows, Index ncols, const std::vector<Index>& row_ptr,
                     const Scatter* scatter) {
   t_row_ptr.assign(ncols + 1, 0);
   const int nt = nrows > kSerialBelow ? omp_get_max_threads() : 1;
-  std::vector<std::vector<Index>> count(nt);
+  // Allocated by the calling thread (see assemble.h).
+  std::vector<std::vector<Index>> count(nt, std::vector<Index>(ncols, 0));
 #pragma omp parallel num_threads(nt)
   {
     const int t = omp_get_thread_num();
@@ -28,7 +29,6 @@ void transpose_impl(Index nrows, Index ncols, const std::vector<Index>& row_ptr,
     const Index lo = static_cast<Index>(static_cast<int64_t>(nrows) * t / nth);
     const Index hi = static_cast<Index>(static_cast<int64_t>(nrows) * (t + 1) / nth);
     std::vector<Index>& c = count[t];
-    c.assign(ncols, 0);
     for (Index k = row_ptr[lo]; k < row_ptr[hi]; ++k) ++c[col[k]];
 #pragma omp barrier
 #pragma omp for schedule(static)

@@ -1,6 +1,9 @@
 #include "backend/cpu/spgemm.h"
 
 #include <omp.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -178,8 +181,17 @@ struct ProductRAP {
     if (s.list.size() < bound) s.list.resize(2 * bound);
     Index* __restrict list = s.list.data();
     // Stage 1: (R A)_I, branch-free (whether a point is new is unpredictable).
+    // The rows of A (and below, of P) are scattered: each is fetched a few
+    // entries ahead of its use.
+    constexpr Index kAhead = 4;
     Index count = 0;
     for (Index q = q0; q < q1; ++q) {
+      if (q + 2 * kAhead < q1) __builtin_prefetch(arp + rci[q + 2 * kAhead]);
+      if (q + kAhead < q1) {
+        const Index ia = arp[rci[q + kAhead]];
+        __builtin_prefetch(aci + ia);
+        __builtin_prefetch(av + ia);
+      }
       const Index i = rci[q];
       const T r = rv[q];
       const Index k1 = arp[i + 1];
@@ -194,6 +206,12 @@ struct ProductRAP {
     begin(static_cast<std::int64_t>(count) * p_max_row);
     // Stage 2: (R A)_Ik P_k.
     for (Index u = 0; u < count; ++u) {
+      if (u + 2 * kAhead < count) __builtin_prefetch(prp + list[u + 2 * kAhead] + lo);
+      if (u + kAhead < count) {
+        const Index ip = prp[list[u + kAhead] + lo];
+        __builtin_prefetch(pci + ip);
+        __builtin_prefetch(pv + ip);
+      }
       const Index c = list[u];
       const T ra = acc[c];
       acc[c] = T(0);
@@ -232,17 +250,48 @@ RowChunks plan_chunks(const Product& prod) {
   return chunks;
 }
 
+// Storage of a Buffer: large blocks are mapped from the system directly, so
+// that freeing them returns the memory at once (the chunks are allocated and
+// freed by different worker threads, whose allocator arenas would otherwise
+// keep it resident).
+struct BlockDeleter {
+  std::size_t bytes = 0;  // mapped size, 0 for operator new
+  void operator()(void* p) const {
+    if (!p) return;
+#if defined(__linux__)
+    if (bytes) {
+      munmap(p, bytes);
+      return;
+    }
+#endif
+    ::operator delete(p);
+  }
+};
+
+template <class V>
+std::unique_ptr<V[], BlockDeleter> allocate_block(std::size_t n) {
+  const std::size_t bytes = n * sizeof(V);
+#if defined(__linux__)
+  constexpr std::size_t kMapAbove = std::size_t(1) << 20;
+  if (bytes >= kMapAbove) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) return std::unique_ptr<V[], BlockDeleter>(static_cast<V*>(p), {bytes});
+  }
+#endif
+  return std::unique_ptr<V[], BlockDeleter>(static_cast<V*>(::operator new(bytes)), {0});
+}
+
 // A growable array without value-initialisation: the kernels write every
 // element they keep, so zero-filling would only cost memory bandwidth.
 template <class V>
 struct Buffer {
-  std::unique_ptr<V[]> data;
+  std::unique_ptr<V[], BlockDeleter> data;
   std::size_t size = 0;
   std::size_t capacity = 0;
   void reserve(std::size_t want) {
     if (want <= capacity) return;
     const std::size_t cap = std::max(want, capacity * 2);
-    std::unique_ptr<V[]> grown(new V[cap]);
+    auto grown = allocate_block<V>(cap);
     std::copy(data.get(), data.get() + size, grown.get());
     data = std::move(grown);
     capacity = cap;
@@ -251,7 +300,7 @@ struct Buffer {
   // only its rows while the others are still being computed.
   void shrink() {
     if (capacity == size) return;
-    std::unique_ptr<V[]> exact(new V[size > 0 ? size : 1]);
+    auto exact = allocate_block<V>(size > 0 ? size : 1);
     std::copy(data.get(), data.get() + size, exact.get());
     data = std::move(exact);
     capacity = size > 0 ? size : 1;
@@ -297,13 +346,18 @@ CsrMatrix<T> multiply(const Product& prod) {
   CsrMatrix<T> C(n, m);
   Index* crp = C.row_ptr.data();
 
+  // Per-thread work arrays, allocated by the calling thread (memory a worker
+  // thread allocates stays in its own allocator arena once freed).
+  std::vector<std::vector<Index>> marks(chunks.threads, std::vector<Index>(m, -1));
+  std::vector<std::vector<T>> accs(chunks.threads, std::vector<T>(kValues ? m : 0, T(0)));
+  std::vector<typename Product::Scratch> scratches;
+  for (int t = 0; t < chunks.threads; ++t) scratches.push_back(prod.make_scratch());
 #pragma omp parallel num_threads(chunks.threads)
   {
-    std::vector<Index> mark_v(m, -1);
-    std::vector<T> acc_v(kValues ? m : 0, T(0));  // zero outside the current row
-    Index* __restrict mark = mark_v.data();
-    T* __restrict acc = acc_v.data();
-    auto scratch = prod.make_scratch();
+    const int tid = omp_get_thread_num();
+    Index* __restrict mark = marks[tid].data();
+    T* __restrict acc = accs[tid].data();  // zero outside the current row
+    auto& scratch = scratches[tid];
 #pragma omp for schedule(dynamic, 1)
     for (int c = 0; c < nchunks; ++c) {
       Buffer<Index>& cols = chunk_col[c];
@@ -360,18 +414,22 @@ CsrMatrix<T> multiply(const Product& prod) {
     }
     crp[i + 1] = static_cast<Index>(total);
   }
-  C.col.resize(total);
-  C.val.resize(total);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(chunks.threads)
+  // The chunks are appended in order to storage that is reserved but not yet
+  // touched, each freed once copied: C's pages become resident as the
+  // chunks' are returned, so the product is never held twice. (Zero-filling
+  // C first and copying in parallel would hold both, for a copy that costs
+  // little next to the product.)
+  C.col.reserve(static_cast<std::size_t>(total));
+  C.val.reserve(static_cast<std::size_t>(total));
   for (int c = 0; c < nchunks; ++c) {
-    const Index offset = crp[chunks.begin[c]];
-    std::copy(chunk_col[c].begin(), chunk_col[c].end(), C.col.begin() + offset);
+    C.col.insert(C.col.end(), chunk_col[c].begin(), chunk_col[c].end());
     chunk_col[c] = Buffer<Index>();
     if constexpr (kValues) {
-      std::copy(chunk_val[c].begin(), chunk_val[c].end(), C.val.begin() + offset);
+      C.val.insert(C.val.end(), chunk_val[c].begin(), chunk_val[c].end());
       chunk_val[c] = Buffer<T>();
     }
   }
+  if constexpr (!kValues) C.val.resize(static_cast<std::size_t>(total));
   C.find_diagonal();
   return C;
 }
@@ -395,11 +453,14 @@ void numeric(const Product& prod, CsrMatrix<T>& C, const char* who) {
   T* cv = C.val.data();
   Index outside_row = -1;
 
+  std::vector<std::vector<Index>> positions(chunks.threads, std::vector<Index>(C.ncols, -1));
+  std::vector<typename Product::Scratch> scratches;
+  for (int t = 0; t < chunks.threads; ++t) scratches.push_back(prod.make_scratch());
 #pragma omp parallel num_threads(chunks.threads)
   {
     // pos[j] = position of column j in the current row of C, -1 elsewhere.
-    std::vector<Index> pos(C.ncols, -1);
-    auto scratch = prod.make_scratch();
+    std::vector<Index>& pos = positions[omp_get_thread_num()];
+    auto& scratch = scratches[omp_get_thread_num()];
 #pragma omp for schedule(dynamic, 1)
     for (int c = 0; c < nchunks; ++c) {
       prod.begin_chunk(scratch, chunks.begin[c], chunks.begin[c + 1]);
