@@ -5,11 +5,13 @@
 #   make          the .venv with jaxamg installed editable (rerun after C++
 #                 changes: the compiled module is rebuilt only by `make`)
 #   make test     C++ tests (ctest), the C++ tests under ASan+UBSan, the
-#                 fuzzers (FUZZ_SECONDS each) and Python tests (pytest)
+#                 fuzzers (FUZZ_SECONDS each), Python tests (pytest) and the
+#                 MPI suites under mpirun (py-test-mpi)
 #   make cpp-test-sanitize   the C++ tests built with ASan+UBSan (build/asan)
 #   make fuzz     the libFuzzer targets of cpp/fuzz, FUZZ_SECONDS each (build/fuzz)
 #   make bench    benchmarks (bench/run.py)
-#   make demo     a command-line solve of a generated Poisson problem
+#   make demo     a command-line solve of a generated Poisson problem, then the
+#                 sharded Poisson demo on 2 CPU processes (mpirun -n 2)
 #   make clean    remove what these targets built
 
 SHELL := /bin/bash
@@ -29,13 +31,16 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_config fuzz_solve
 
 # Headers and libraries the engine and its tests build against.
-SYS_PKGS := libgtest-dev nlohmann-json3-dev
+SYS_PKGS := libgtest-dev nlohmann-json3-dev openmpi-bin libopenmpi-dev
 # Only `make fuzz` needs these: clang with libFuzzer and its OpenMP runtime.
 FUZZ_PKGS := clang libclang-rt-dev libomp-dev
 # Build requirements of pyproject.toml, installed first because the editable
 # install runs without build isolation (its build directory must persist for
 # incremental rebuilds).
 BUILD_DEPS := "scikit-build-core>=0.10" "nanobind>=2.0" "numpy>=2.0" "jax>=0.10"
+# cuSPARSE (headers and library) for the CUDA backend, compiled wherever nvcc
+# is found (CUDA 13.0's cuSPARSE; the GPU runs with the one JAX brings).
+BUILD_DEPS += "nvidia-cusparse==12.6.3.3"
 
 # Anything here changing makes `make` rebuild and reinstall the modules.
 # Directories are listed so that adding or removing a file counts too.
@@ -46,7 +51,7 @@ NATIVE_INPUTS := $(shell find cpp -path cpp/tests -prune -o -print 2>/dev/null) 
 
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 
-.PHONY: venv test cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz
+.PHONY: venv test cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi
 
 venv: $(VENV)/.installed
 
@@ -77,13 +82,13 @@ $(VENV)/.installed: $(VENV)/.build-deps $(NATIVE_INPUTS) | sysdeps
 	$(PIP) install -q --no-build-isolation -Cbuild-dir=$(EDITABLE_BUILD) -e '.[dev]'
 	@touch $@
 
-test: cpp-test cpp-test-sanitize fuzz py-test
+test: cpp-test cpp-test-sanitize fuzz py-test py-test-mpi
 
 cpp-test: sysdeps
 	cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DJAXAMG_BUILD_PYTHON=OFF -DJAXAMG_BUILD_TESTS=ON --log-level=WARNING
 	cmake --build $(CPP_BUILD) -j $(JOBS)
-	ctest --test-dir $(CPP_BUILD) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(CPP_BUILD) --output-on-failure -j $(JOBS) -LE mpi
 
 # The C++ tests with AddressSanitizer (leaks included) and UBSan; any report
 # aborts the run. -O1 keeps the stacks readable and the suite fast.
@@ -118,17 +123,47 @@ fuzz: sysdeps
 py-test: venv
 	$(VPY) -m pytest
 
+# The MPI suites: tests/mpi under mpirun at each of MPI_RANKS process counts
+# (every rank runs pytest), then the C++ tests labelled mpi (built by
+# cpp-test; they launch mpirun themselves). As root, Open MPI needs the two
+# allow-run-as-root variables; --oversubscribe allows more ranks than cores;
+# `timeout` ends a run that a hang would keep waiting.
+# tests/sharded (JAX multi-process over MPI, the seed's interface) runs at
+# SHARDED_RANKS. Waiting Open MPI processes yield instead of spinning, and are
+# not pinned, so that more ranks than cores share them.
+MPI_RANKS ?= 1 2 3 4
+SHARDED_RANKS ?= 2 3
+MPI_TIMEOUT ?= 1800
+MPI_ENV := OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_WAIT_POLICY=passive \
+  OMP_NUM_THREADS=1 OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_hwloc_base_binding_policy=none
+py-test-mpi: venv cpp-test
+	@export $(MPI_ENV); \
+	for np in $(MPI_RANKS); do \
+	  echo "py-test-mpi: tests/mpi on $$np rank(s)"; \
+	  timeout $(MPI_TIMEOUT) mpirun --oversubscribe -n $$np \
+	    $(VPY) -m pytest -p no:cacheprovider -q tests/mpi || exit 1; \
+	done; \
+	for np in $(SHARDED_RANKS); do \
+	  echo "py-test-mpi: tests/sharded on $$np processes"; \
+	  timeout $(MPI_TIMEOUT) mpirun --oversubscribe -n $$np \
+	    $(VPY) -m pytest -p no:cacheprovider -q tests/sharded || exit 1; \
+	done
+	ctest --test-dir $(CPP_BUILD) -L mpi --output-on-failure
+
 bench: venv
 	$(VPY) bench/run.py
 
 # A 2-D Poisson problem (5-point stencil, 64 x 64 grid) solved from the
-# command line with the default configuration.
+# command line with the default configuration, then the main job: the
+# sharded Poisson solve with its gradient check on 2 CPU processes.
 demo: venv
 	@mkdir -p $(DEMO_DIR)
 	$(VPY) -c "import scipy.io, scipy.sparse as sp; \
 	  T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(64, 64)); I = sp.identity(64); \
 	  scipy.io.mmwrite('$(DEMO_DIR)/poisson2d.mtx', (sp.kron(T, I) + sp.kron(I, T)).tocoo())"
 	$(VPY) -m jaxamg solve $(DEMO_DIR)/poisson2d.mtx --solution $(DEMO_DIR)/x.mtx
+	@echo "demo: the sharded solve of the seed on 2 CPU processes (mpirun -n 2)"
+	export $(MPI_ENV); timeout 600 mpirun --oversubscribe -n 2 $(VPY) demo/sharded_poisson_problem.py
 
 # Only what these targets create: build/ also holds other build trees.
 clean:

@@ -13,6 +13,7 @@
 namespace nb = nanobind;
 
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveCpu);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveNnsCpu);
 
 namespace {
 
@@ -26,8 +27,15 @@ nb::capsule encapsulate(T* fn) {
 nb::dict cache_info() {
   using jaxamg::ffi_cache::SolverCache;
   SolverCache& cache = SolverCache::instance();
+  // Without the GIL: the snapshot waits for solves in progress on an entry,
+  // and other Python threads must run meanwhile.
+  std::vector<jaxamg::ffi_cache::EntryInfo> snapshot;
+  {
+    nb::gil_scoped_release release;
+    snapshot = cache.entries();
+  }
   nb::list entries;
-  for (const auto& e : cache.entries()) {
+  for (const auto& e : snapshot) {
     nb::dict d;
     d["n_rows"] = e.key.n_rows;
     d["nnz"] = e.key.nnz;
@@ -60,10 +68,14 @@ NB_MODULE(_cpu, m) {
   m.def("registrations", [] {
     nb::dict d;
     d["jaxamg_solve"] = encapsulate(JaxamgSolveCpu);
+    d["jaxamg_solve_nns"] = encapsulate(JaxamgSolveNnsCpu);
     return d;
   });
   m.def("cache_info", &cache_info);
-  m.def("clear_cache", [] { jaxamg::ffi_cache::SolverCache::instance().clear(); });
+  m.def("clear_cache", [] {
+    nb::gil_scoped_release release;  // freeing large hierarchies takes a while
+    jaxamg::ffi_cache::SolverCache::instance().clear();
+  });
   m.def("take_stats_text", &jaxamg::ffi_cache::take_stats_text);
   m.def("set_cache_capacity",
         [](std::size_t c) { jaxamg::ffi_cache::SolverCache::instance().set_capacity(c); });

@@ -36,6 +36,8 @@ namespace {
 // Read-only views: the engine copies what it keeps, and NumPy arrays that are
 // not writeable (views of JAX buffers, numpy.frombuffer) must be accepted too.
 using Array = nb::ndarray<nb::ro, nb::ndim<1>, nb::device::cpu>;
+// An (n, m) row-major array (near-null-space vectors, one column per vector).
+using Matrix = nb::ndarray<nb::ro, nb::ndim<2>, nb::device::cpu, nb::c_contig>;
 
 // Python's jaxamg.ConfigError (a ValueError subclass), looked up once at
 // import; kept alive for the life of the process.
@@ -132,7 +134,8 @@ class EngineSolver {
     }
   }
 
-  void setup(const Array& indptr, const Array& indices, const Array& data) {
+  void setup(const Array& indptr, const Array& indices, const Array& data, Index block_dim,
+             const std::optional<Matrix>& near_nullspace) {
     const Index* rp = data_of<Index>(indptr, "setup", "indptr", "int32");
     const Index* ci = data_of<Index>(indices, "setup", "indices", "int32");
     if (indptr.size() < 2) {
@@ -151,9 +154,24 @@ class EngineSolver {
     dispatch([&](auto& s) {
       using T = typename std::decay_t<decltype(s)>::value_type;
       const T* v = data_of<T>(data, "setup", "data", dtype_.c_str());
+      const T* B = nullptr;
+      Index m = 0;
+      if (near_nullspace) {
+        if (near_nullspace->dtype() != nb::dtype<T>() ||
+            near_nullspace->shape(0) != static_cast<std::size_t>(n)) {
+          throw nb::value_error(("EngineSolver.setup: `near_nullspace` must be an (" +
+                                 std::to_string(n) + ", m) array of " + dtype_ + ", got " +
+                                 std::to_string(near_nullspace->shape(0)) + " rows of " +
+                                 dtype_name(near_nullspace->dtype()) +
+                                 "; pass one row per unknown in the solver's dtype")
+                                    .c_str());
+        }
+        B = static_cast<const T*>(near_nullspace->data());
+        m = checked_index(near_nullspace->shape(1), "setup", "near_nullspace");
+      }
       nb::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex_);
-      s.solver.setup(n, rp, ci, v, nnz);
+      s.solver.setup(n, rp, ci, v, nnz, block_dim, B, m);
     });
   }
 
@@ -277,7 +295,11 @@ NB_MODULE(_engine, m) {
            nb::arg("dtype") = "float64",
            "Parses an AmgX JSON (or legacy text) config; dtype is 'float32' or 'float64'.")
       .def("setup", &EngineSolver::setup, nb::arg("indptr"), nb::arg("indices"), nb::arg("data"),
-           "Full setup on a square CSR matrix (int32 indptr/indices, values of the dtype).")
+           nb::arg("block_dim") = 1, nb::arg("near_nullspace") = nb::none(),
+           "Full setup on a square CSR matrix (int32 indptr/indices, values of the dtype);\n"
+           "block_dim k > 1 declares k x k blocks (node-interleaved unknowns);\n"
+           "near_nullspace: an (n, m) C-contiguous array of the dtype for smoothed\n"
+           "aggregation (x_smoothed_aggregation 2).")
       .def("resetup", &EngineSolver::resetup, nb::arg("data"),
            "New values for the same pattern: keeps coarsening, recomputes the numbers.")
       .def("replace_values", &EngineSolver::replace_values, nb::arg("data"),

@@ -16,7 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#include "batch_lanes.h"
 #include "core/error.h"
+#include "shared_matrix_lanes.h"
 #include "solver_cache.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -29,37 +31,6 @@ namespace {
 using ffi_cache::CacheKey;
 using ffi_cache::Entry;
 using ffi_cache::SolverCache;
-
-// Leading (batch) dimensions of an operand whose last dimension is the core.
-std::vector<int64_t> batch_dims(ffi::AnyBuffer::Dimensions dims) {
-  std::vector<int64_t> out;
-  for (size_t i = 0; i + 1 < dims.size(); ++i) out.push_back(dims[i]);
-  return out;
-}
-
-// Maps output lane `lane` (row-major over out_shape) to the lane of an
-// operand with batch shape `in_shape` broadcast against it.
-int64_t broadcast_lane(int64_t lane, const std::vector<int64_t>& out_shape,
-                       const std::vector<int64_t>& in_shape) {
-  int64_t in_lane = 0, in_stride = 1;
-  const size_t offset = out_shape.size() - in_shape.size();
-  for (size_t d = out_shape.size(); d-- > 0;) {
-    const int64_t idx = lane % out_shape[d];
-    lane /= out_shape[d];
-    if (d >= offset) {
-      const int64_t extent = in_shape[d - offset];
-      if (extent != 1) in_lane += idx * in_stride;
-      in_stride *= extent;
-    }
-  }
-  return in_lane;
-}
-
-int64_t product(const std::vector<int64_t>& v) {
-  int64_t p = 1;
-  for (int64_t x : v) p *= x;
-  return p;
-}
 
 template <class T>
 bool all_finite(const T* v, int64_t count) {
@@ -81,6 +52,11 @@ struct Attrs {
   uint64_t structure_hi, structure_lo;
   bool transpose, use_x0, reuse_setup;
   int64_t block_dim, history_len;
+  // jaxamg_solve_nns: the near-null-space vectors (n x cols, row-major, the
+  // dtype of the values) and their fingerprint; none for jaxamg_solve.
+  const void* near_nullspace = nullptr;
+  int64_t near_nullspace_cols = 0;
+  uint64_t near_nullspace_hi = 0, near_nullspace_lo = 0;
 };
 
 template <class T>
@@ -117,6 +93,11 @@ void solve_typed(const Attrs& at, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi:
   T* stats_base = stats.typed_data<T>();
 
   SolverCache& cache = SolverCache::instance();
+  // One matrix for every lane: the lanes are solved together on its setup.
+  SharedMatrixLanes<T> together(
+      lanes > 1 && shared_structure && product(data_shape) == 1, lanes, n, at.use_x0,
+      at.transpose, [&](int64_t l) { return b_base + broadcast_lane(l, out_shape, b_shape) * n; },
+      [&](int64_t l) { return x0_base + broadcast_lane(l, out_shape, x0_shape) * n; });
   for (int64_t lane = 0; lane < lanes; ++lane) {
     const int32_t* ptr = ptr_base + broadcast_lane(lane, out_shape, ptr_shape) * n_ptr;
     const int32_t* idx = idx_base + broadcast_lane(lane, out_shape, idx_shape) * nnz;
@@ -141,6 +122,9 @@ void solve_typed(const Attrs& at, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi:
     key.block_dim = at.block_dim;
     key.n_rows = n;
     key.nnz = nnz;
+    key.near_nullspace_cols = at.near_nullspace_cols;
+    key.near_nullspace_hi = at.near_nullspace_hi;
+    key.near_nullspace_lo = at.near_nullspace_lo;
     if (shared_structure && (at.structure_hi | at.structure_lo) != 0) {
       key.structure_hi = at.structure_hi;
       key.structure_lo = at.structure_lo;
@@ -155,7 +139,8 @@ void solve_typed(const Attrs& at, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi:
     if (!solver) {
       auto fresh = std::make_unique<LinearSolver<T>>(std::string(at.config));
       fresh->setup(static_cast<Index>(n), ptr, idx, vals, static_cast<Index>(nnz),
-                   static_cast<Index>(at.block_dim));
+                   static_cast<Index>(at.block_dim), static_cast<const T*>(at.near_nullspace),
+                   static_cast<Index>(at.near_nullspace_cols));
       solver = std::move(fresh);
       entry->values.assign(reinterpret_cast<const unsigned char*>(vals),
                            reinterpret_cast<const unsigned char*>(vals) + value_bytes);
@@ -181,7 +166,10 @@ void solve_typed(const Attrs& at, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi:
     if (at.use_x0) {
       std::memcpy(sol, guess, static_cast<std::size_t>(n) * sizeof(T));
     }
-    const SolveResult r = solver->solve(rhs, sol, static_cast<Index>(n), at.use_x0, at.transpose);
+    const SolveResult r =
+        together.enabled()
+            ? together.solve(*solver, lane, sol)
+            : solver->solve(rhs, sol, static_cast<Index>(n), at.use_x0, at.transpose);
     const std::string log = solver->take_log();
     if (!log.empty()) ffi_cache::append_stats_text(log);
     st[0] = static_cast<T>(r.iterations);
@@ -195,16 +183,11 @@ void solve_typed(const Attrs& at, ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi:
   }
 }
 
-ffi::Error SolveImpl(std::string_view config, int64_t structure_hi, int64_t structure_lo,
-                     bool transpose, bool use_x0, bool reuse_setup, int64_t block_dim,
-                     int64_t history_len, ffi::Buffer<ffi::S32> indptr,
-                     ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data, ffi::AnyBuffer b,
-                     ffi::AnyBuffer x0, ffi::Result<ffi::AnyBuffer> x,
-                     ffi::Result<ffi::AnyBuffer> stats) {
+ffi::Error solve_with(const Attrs& at, ffi::Buffer<ffi::S32> indptr,
+                      ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data, ffi::AnyBuffer b,
+                      ffi::AnyBuffer x0, ffi::Result<ffi::AnyBuffer> x,
+                      ffi::Result<ffi::AnyBuffer> stats) {
   try {
-    const Attrs at{config,      static_cast<uint64_t>(structure_hi),
-                   static_cast<uint64_t>(structure_lo), transpose, use_x0, reuse_setup,
-                   block_dim,   history_len};
     const auto type = data.element_type();
     if (b.element_type() != type || x0.element_type() != type || x->element_type() != type) {
       return ffi::Error::InvalidArgument(
@@ -231,6 +214,53 @@ ffi::Error SolveImpl(std::string_view config, int64_t structure_hi, int64_t stru
   }
 }
 
+ffi::Error SolveImpl(std::string_view config, int64_t structure_hi, int64_t structure_lo,
+                     bool transpose, bool use_x0, bool reuse_setup, int64_t block_dim,
+                     int64_t history_len, ffi::Buffer<ffi::S32> indptr,
+                     ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data, ffi::AnyBuffer b,
+                     ffi::AnyBuffer x0, ffi::Result<ffi::AnyBuffer> x,
+                     ffi::Result<ffi::AnyBuffer> stats) {
+  const Attrs at{config,      static_cast<uint64_t>(structure_hi),
+                 static_cast<uint64_t>(structure_lo), transpose, use_x0, reuse_setup,
+                 block_dim,   history_len};
+  return solve_with(at, indptr, indices, data, b, x0, x, stats);
+}
+
+// jaxamg_solve_nns: jaxamg_solve with one more operand, the near-null-space
+// vectors ([.., n, m], one set shared by every lane), for smoothed
+// aggregation. Their fingerprint joins the cache key, so different vectors
+// never share a setup.
+ffi::Error SolveNnsImpl(std::string_view config, int64_t structure_hi, int64_t structure_lo,
+                        bool transpose, bool use_x0, bool reuse_setup, int64_t block_dim,
+                        int64_t history_len, ffi::Buffer<ffi::S32> indptr,
+                        ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data, ffi::AnyBuffer b,
+                        ffi::AnyBuffer x0, ffi::AnyBuffer near_nullspace,
+                        ffi::Result<ffi::AnyBuffer> x, ffi::Result<ffi::AnyBuffer> stats) {
+  Attrs at{config,      static_cast<uint64_t>(structure_hi),
+           static_cast<uint64_t>(structure_lo), transpose, use_x0, reuse_setup,
+           block_dim,   history_len};
+  const auto dims = near_nullspace.dimensions();
+  const int64_t n = indptr.dimensions().back() - 1;
+  int64_t lanes = 1;
+  for (std::size_t d = 0; d + 2 < dims.size(); ++d) lanes *= dims[d];
+  if (dims.size() < 2 || dims[dims.size() - 2] != n || lanes != 1) {
+    return ffi::Error::InvalidArgument(
+        "near_nullspace: expected one (n, m) array with n = " + std::to_string(n) +
+        " rows shared by every batch lane; pass the same vectors for all right-hand sides");
+  }
+  if (near_nullspace.element_type() != data.element_type()) {
+    return ffi::Error::InvalidArgument(
+        "near_nullspace: its dtype differs from A's values; pass it in A's dtype");
+  }
+  at.near_nullspace_cols = dims.back();
+  if (at.near_nullspace_cols > 0) {
+    at.near_nullspace = near_nullspace.untyped_data();
+    ffi_cache::fingerprint_bytes(near_nullspace.untyped_data(), near_nullspace.size_bytes(),
+                                 &at.near_nullspace_hi, &at.near_nullspace_lo);
+  }
+  return solve_with(at, indptr, indices, data, b, x0, x, stats);
+}
+
 }  // namespace
 
 }  // namespace jaxamg::ffi_handlers
@@ -250,5 +280,24 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxamgSolveCpu, jaxamg::ffi_handlers::SolveImpl,
                                   .Arg<ffi::AnyBuffer>()         // data
                                   .Arg<ffi::AnyBuffer>()         // b
                                   .Arg<ffi::AnyBuffer>()         // x0
+                                  .Ret<ffi::AnyBuffer>()         // x
+                                  .Ret<ffi::AnyBuffer>());       // stats
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxamgSolveNnsCpu, jaxamg::ffi_handlers::SolveNnsImpl,
+                              ffi::Ffi::Bind()
+                                  .Attr<std::string_view>("config")
+                                  .Attr<int64_t>("structure_hi")
+                                  .Attr<int64_t>("structure_lo")
+                                  .Attr<bool>("transpose")
+                                  .Attr<bool>("use_x0")
+                                  .Attr<bool>("reuse_setup")
+                                  .Attr<int64_t>("block_dim")
+                                  .Attr<int64_t>("history_len")
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
+                                  .Arg<ffi::AnyBuffer>()         // data
+                                  .Arg<ffi::AnyBuffer>()         // b
+                                  .Arg<ffi::AnyBuffer>()         // x0
+                                  .Arg<ffi::AnyBuffer>()         // near_nullspace
                                   .Ret<ffi::AnyBuffer>()         // x
                                   .Ret<ffi::AnyBuffer>());       // stats

@@ -44,14 +44,23 @@ std::shared_ptr<Entry> SolverCache::acquire(const CacheKey& key) {
 }
 
 void SolverCache::clear() {
-  std::lock_guard<std::mutex> guard(mutex_);
-  lru_.clear();
+  // Destroy the solvers after releasing the lock: freeing a large hierarchy
+  // must not hold up solves that acquire other entries.
+  std::list<std::shared_ptr<Entry>> dropped;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    dropped.swap(lru_);
+  }
 }
 
 std::vector<EntryInfo> SolverCache::entries() {
-  std::lock_guard<std::mutex> guard(mutex_);
+  std::vector<std::shared_ptr<Entry>> snapshot;
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    snapshot.assign(lru_.begin(), lru_.end());
+  }
   std::vector<EntryInfo> out;
-  for (const auto& e : lru_) {
+  for (const auto& e : snapshot) {
     std::lock_guard<std::mutex> eg(e->mutex);
     out.push_back({e->key, e->transposed_used, e->setups, e->resetups, e->reuses});
   }
@@ -104,6 +113,19 @@ void fingerprint(int64_t n, const int32_t* indptr, const int32_t* indices, int64
   };
   for (int64_t i = 0; i <= n; ++i) mix(static_cast<uint32_t>(indptr[i]));
   for (int64_t k = 0; k < nnz; ++k) mix(static_cast<uint32_t>(indices[k]));
+  *hi = a;
+  *lo = b;
+}
+
+void fingerprint_bytes(const void* data, std::size_t bytes, uint64_t* hi, uint64_t* lo) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  uint64_t a = 1469598103934665603ull ^ static_cast<uint64_t>(bytes);
+  uint64_t b = 0x9e3779b97f4a7c15ull;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    a = (a ^ p[i]) * 1099511628211ull;
+    b = (b ^ (p[i] + 0x7f4a7c15u)) * 0x100000001b3ull;
+    b ^= b >> 29;
+  }
   *hi = a;
   *lo = b;
 }

@@ -5,6 +5,7 @@
 // setup), and a repeated solve with new values on the same pattern is a
 // resetup that keeps the coarsening.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -17,27 +18,30 @@
 namespace jaxamg::ffi_cache {
 
 struct CacheKey {
-  uint64_t structure_hi = 0;  // AmgX-layout statistics printed by solves whose config asked for them,
-// collected for Python's save_stats_file (taken and cleared by Python).
-void append_stats_text(const std::string& text);
-std::string take_stats_text();
-
-// 128-bit fingerprint of (n, indptr, indices)
+  uint64_t structure_hi = 0;  // 128-bit fingerprint of (n, indptr, indices)
   uint64_t structure_lo = 0;
   std::string config;         // canonical config text
   bool is_double = true;
   int64_t block_dim = 1;
   int64_t n_rows = 0;
   int64_t nnz = 0;
+  int device = -1;            // CUDA device ordinal; -1 on the host
+  // Near-null-space vectors (jaxamg_solve_nns): count and 128-bit fingerprint.
+  int64_t near_nullspace_cols = 0;
+  uint64_t near_nullspace_hi = 0, near_nullspace_lo = 0;
 
   bool operator==(const CacheKey& o) const {
     return structure_hi == o.structure_hi && structure_lo == o.structure_lo &&
            is_double == o.is_double && block_dim == o.block_dim && n_rows == o.n_rows &&
-           nnz == o.nnz && config == o.config;
+           nnz == o.nnz && config == o.config && device == o.device &&
+           near_nullspace_cols == o.near_nullspace_cols &&
+           near_nullspace_hi == o.near_nullspace_hi && near_nullspace_lo == o.near_nullspace_lo;
   }
 };
 
-// One cached solver. Callers lock `mutex` for the whole setup+solve.
+// One cached solver. Callers hold the shared_ptr while they use it (so an
+// entry evicted or cleared meanwhile stays alive until they are done) and
+// lock `mutex` for the whole setup+solve.
 struct Entry {
   explicit Entry(CacheKey k) : key(std::move(k)) {}
   CacheKey key;
@@ -49,6 +53,9 @@ struct Entry {
   int64_t setups = 0;    // full setups
   int64_t resetups = 0;  // value changes handled with structure reuse
   int64_t reuses = 0;    // calls served without any setup work
+  // Backend state that lives as long as the entry (the CUDA handler's
+  // device copy of the hierarchy); owned here so eviction frees it.
+  std::shared_ptr<void> device_state;
 };
 
 struct EntryInfo {
@@ -65,20 +72,27 @@ class SolverCache {
   // recently used entries beyond the capacity). In isolated mode (capacity
   // 0) the entry is not stored.
   std::shared_ptr<Entry> acquire(const CacheKey& key);
+  // Drops every entry; solves in progress finish on the entry they hold.
   void clear();
+  // A snapshot of the entries, most recently used first. Waits for solves in
+  // progress on an entry (its counters change under the entry's mutex) but
+  // never blocks acquire/clear meanwhile.
   std::vector<EntryInfo> entries();
   std::size_t capacity();
   void set_capacity(std::size_t capacity);
-  // Totals over the life of the process (entries come and go).
-  int64_t total_setups() const { return total_setups_; }
-  void count_setup() { std::lock_guard<std::mutex> g(mutex_); ++total_setups_; }
+  // Totals over the life of the process (entries come and go). Atomic, not
+  // under `mutex_`: a solve counts its setup while it holds an entry's mutex,
+  // and `entries()` must never wait for an entry while holding `mutex_`
+  // (that lock order would deadlock against a solve in progress).
+  int64_t total_setups() const { return total_setups_.load(); }
+  void count_setup() { ++total_setups_; }
 
  private:
   SolverCache();
   std::mutex mutex_;
   std::list<std::shared_ptr<Entry>> lru_;  // front: most recently used
   std::size_t capacity_;
-  int64_t total_setups_ = 0;
+  std::atomic<int64_t> total_setups_{0};
 };
 
 // AmgX-layout statistics printed by solves whose config asked for them,
@@ -90,5 +104,7 @@ std::string take_stats_text();
 // it at trace time because the indices were traced).
 void fingerprint(int64_t n, const int32_t* indptr, const int32_t* indices, int64_t nnz,
                  uint64_t* hi, uint64_t* lo);
+// 128-bit fingerprint of a byte string (the near-null-space vectors).
+void fingerprint_bytes(const void* data, std::size_t bytes, uint64_t* hi, uint64_t* lo);
 
 }  // namespace jaxamg::ffi_cache

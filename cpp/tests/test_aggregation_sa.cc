@@ -199,12 +199,12 @@ TEST(AggregationSmoothed, ConfigSelectsItAndHalvesTheThreshold) {
   }
   const Config bad = Config::parse(R"({"config_version": 2, "solver": {"scope": "amg",
       "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_8",
-      "x_smoothed_aggregation": 2}})");
+      "x_smoothed_aggregation": 3}})");
   try {
     make_coarsening<double>(bad, "amg", 0);
     FAIL() << "expected ConfigError";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("x_smoothed_aggregation = 2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("x_smoothed_aggregation = 3"), std::string::npos) << e.what();
   }
 }
 

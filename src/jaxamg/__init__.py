@@ -8,8 +8,15 @@ command-line interface or ``jaxamg.config`` never imports JAX.
 
 import importlib
 
+from . import _xla_setup
 from ._errors import ConfigError
 from ._version import __version__
+
+# Before the user's first JAX device call: XLA reads XLA_FLAGS once, when its
+# backend starts (see _xla_setup: sharded solves compile rank-specific
+# programs, which XLA's cross-process GPU autotuning cannot handle).
+_xla_setup.disable_shard_autotuning()
+_xla_setup.arrange_cpu_collectives()
 
 # Public name -> the private module that defines it, imported on first use.
 _LAZY_ATTRIBUTES = {
@@ -24,9 +31,18 @@ _LAZY_ATTRIBUTES = {
     "make_preconditioner": ".preconditioners",
     "make_lineax_preconditioner": ".preconditioners",
     "cache_coloring": ".sparsity",
+    "rigid_body_modes": "._near_nullspace",
+    "cache_mpi_metadata": "._mpi_solve",
+    "make_sharded_vector": "._sharded_layout",
+    "make_sharded_matrix": "._sharded_matrix",
+    "ShardedMatrix": "._sharded_matrix",
+    "make_sharded_solver": "._sharded",
+    "ShardedSolve": "._sharded",
 }
 # Public submodules, importable as attributes too (``jaxamg.matrices``).
-_SUBMODULES = ("cache", "config", "matrices", "nullspace", "preconditioners", "sparsity")
+_SUBMODULES = (
+    "cache", "config", "matrices", "mpi_utils", "nullspace", "preconditioners", "sparsity"
+)
 
 __all__ = ["ConfigError", "__version__", *_LAZY_ATTRIBUTES]
 

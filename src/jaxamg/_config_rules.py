@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from typing import Any
 
 from ._errors import ConfigError
@@ -30,6 +31,12 @@ _KRYLOV_WITH_RESTART = ("GMRES", "FGMRES")
 def deep_merge(base: dict, override: dict) -> dict:
     """A new dict: ``override`` merged into ``base`` (dicts merge recursively,
     anything else replaces)."""
+    for name, value in (("base", base), ("override", override)):
+        if not isinstance(value, dict):
+            raise TypeError(
+                f"`deep_merge`: `{name}` must be a dict, got {type(value).__name__} {value!r}; "
+                "pass config dictionaries."
+            )
     out = copy.deepcopy(base)
     for key, value in override.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
@@ -116,6 +123,12 @@ def prepare_config(
     outer["preconditioner"] = amg_defaults
 
     user = copy.deepcopy(user_config or {})
+    version = user.get("config_version", 2)
+    if isinstance(version, bool) or version not in (1, 2):
+        raise ConfigError(
+            f"`config_version` must be 1 or 2 (AmgX's config formats), got {version!r}; use 2 "
+            "for nested scopes."
+        )
     nested = "config_version" in user or isinstance(user.get("solver"), dict)
     top: dict = {}
     if nested and isinstance(user.get("solver"), dict):
@@ -162,9 +175,50 @@ def _non_negative(scope: dict, key: str, where: str) -> None:
             raise ConfigError(f"`{key}` in {where} must be an integer >= 0, got {value!r}.")
 
 
+_JSON_SCALARS = (str, int, float, bool)
+
+
+def _check_values(tree: Any, path: str) -> None:
+    """Every key a string and every value JSON-representable and finite.
+
+    Without this, a NaN tolerance reaches the engine as the text ``NaN`` (and
+    is reported as broken JSON), a ``None`` value becomes ``null`` and is
+    silently ignored (the default is used), and an object or a non-string key
+    fails in ``json.dumps`` with a message that names no key.
+    """
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            if not isinstance(key, str):
+                raise TypeError(
+                    f"config keys must be strings, got {key!r} ({type(key).__name__}) in "
+                    f"{path or 'the top level'}; name parameters with strings."
+                )
+            _check_values(value, f"{path}.{key}" if path else key)
+        return
+    if isinstance(tree, (list, tuple)):
+        for i, value in enumerate(tree):
+            _check_values(value, f"{path}[{i}]")
+        return
+    if tree is None:
+        raise ConfigError(
+            f"config parameter `{path}` is None; give it a value, or leave the key out to get "
+            "the default."
+        )
+    if not isinstance(tree, _JSON_SCALARS):
+        raise TypeError(
+            f"config parameter `{path}` has a value of type {type(tree).__name__} ({tree!r}); "
+            "pass a Python str, int, float, bool or dict (e.g. int(value) for a NumPy integer)."
+        )
+    if isinstance(tree, float) and not math.isfinite(tree):
+        raise ConfigError(
+            f"config parameter `{path}` is {tree!r}; pass a finite number."
+        )
+
+
 def validate_config(cfg: dict, *, mpi: bool = False, block_dim: int = 1) -> None:
     """Checks a nested config before any native call; raises ConfigError
     (a ValueError) or TypeError naming the offending key."""
+    _check_values(cfg, "")
     outer = cfg.get("solver")
     if not isinstance(outer, dict):
         raise ConfigError("the config needs a `solver` scope (a dict naming the outer solver).")

@@ -43,7 +43,29 @@ def ensure_registered() -> None:
 
         for name, capsule in native().registrations().items():
             jax.ffi.register_ffi_target(name, capsule, platform="cpu")
+        cuda = cuda_native()
+        if cuda is not None:
+            # Same target names: XLA runs the handler of the array's platform.
+            for name, capsule in cuda.registrations().items():
+                jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
         _registered = True
+
+
+@functools.lru_cache(maxsize=None)
+def cuda_native():
+    """``jaxamg._cuda`` when this build has it and JAX has a GPU backend, else None."""
+    import jax
+
+    try:
+        if not jax.devices("gpu"):
+            return None
+    except RuntimeError:  # no GPU backend in this JAX
+        return None
+    try:
+        from jaxamg import _cuda  # type: ignore[attr-defined]
+    except ImportError:  # built without the CUDA backend
+        return None
+    return _cuda
 
 
 def solve_call(
@@ -60,16 +82,110 @@ def solve_call(
     reuse_setup: bool,
     block_dim: int,
     history_len: int,
+    near_nullspace: Any = None,
 ):
     """One native solve: returns (x, stats) with stats = [iterations, residual,
-    status, history...] (NaN-padded to ``history_len``)."""
+    status, history...] (NaN-padded to ``history_len``). With `near_nullspace`
+    (an (n, m) array in the values' dtype) the call goes to
+    ``jaxamg_solve_nns``, which hands the vectors to smoothed aggregation."""
     import jax
     import numpy as np
 
     ensure_registered()
     stats_shape = jax.ShapeDtypeStruct(b.shape[:-1] + (3 + history_len,), b.dtype)
     call = jax.ffi.ffi_call(
-        "jaxamg_solve",
+        "jaxamg_solve" if near_nullspace is None else "jaxamg_solve_nns",
+        (jax.ShapeDtypeStruct(b.shape, b.dtype), stats_shape),
+        vmap_method="expand_dims",
+    )
+    operands = (indptr, indices, data, b, x0)
+    if near_nullspace is not None:
+        operands += (near_nullspace,)
+    return call(
+        *operands,
+        config=config,
+        structure_hi=np.int64(structure[0]),
+        structure_lo=np.int64(structure[1]),
+        transpose=bool(transpose),
+        use_x0=bool(use_x0),
+        reuse_setup=bool(reuse_setup),
+        block_dim=np.int64(block_dim),
+        history_len=np.int64(history_len),
+    )
+
+
+# ---- MPI: jaxamg._mpi (built only when CMake finds MPI) -----------------------
+_mpi_registered = False
+
+
+@functools.lru_cache(maxsize=None)
+def mpi_native():
+    """The MPI module; raises RuntimeError if this build has none."""
+    from ._threads import configure_openmp
+
+    configure_openmp()
+    try:
+        from jaxamg import _mpi  # type: ignore[attr-defined]
+    except ImportError as e:
+        raise RuntimeError(
+            "`jaxamg.solve`: this jaxamg was built without MPI support (the native module "
+            f"`jaxamg._mpi` could not be loaded: {e}). Install an MPI (e.g. Debian's "
+            "libopenmpi-dev and openmpi-bin) and rebuild jaxamg (`make` or `pip install .`)."
+        ) from e
+    return _mpi
+
+
+def mpi_available() -> bool:
+    """True when the MPI module exists and reports itself usable."""
+    try:
+        return bool(mpi_native().available())
+    except RuntimeError:
+        return False
+
+
+def ensure_mpi_registered() -> None:
+    """Registers the MPI handlers (jaxamg_solve_mpi, jaxamg_mpi_gather_columns)
+    for the "cpu" platform, beside the single-process ones."""
+    global _mpi_registered
+    if _mpi_registered:
+        return
+    with _lock:
+        if _mpi_registered:
+            return
+        import jax
+
+        for name, capsule in mpi_native().registrations().items():
+            jax.ffi.register_ffi_target(name, capsule, platform="cpu")
+        _mpi_registered = True
+
+
+def solve_mpi_call(
+    indptr: Any,
+    indices: Any,
+    data: Any,
+    b: Any,
+    x0: Any,
+    *,
+    config: str,
+    structure: tuple[int, int],
+    transpose: bool,
+    use_x0: bool,
+    reuse_setup: bool,
+    block_dim: int,
+    history_len: int,
+    comm: int,
+    row_start: int,
+    nglobal: int,
+):
+    """One collective native solve on this rank's rows (global columns):
+    returns (x_local, stats), stats identical on every rank."""
+    import jax
+    import numpy as np
+
+    ensure_mpi_registered()
+    stats_shape = jax.ShapeDtypeStruct(b.shape[:-1] + (3 + history_len,), b.dtype)
+    call = jax.ffi.ffi_call(
+        "jaxamg_solve_mpi",
         (jax.ShapeDtypeStruct(b.shape, b.dtype), stats_shape),
         vmap_method="expand_dims",
     )
@@ -87,4 +203,41 @@ def solve_call(
         reuse_setup=bool(reuse_setup),
         block_dim=np.int64(block_dim),
         history_len=np.int64(history_len),
+        comm=np.int64(comm),
+        row_start=np.int64(row_start),
+        nglobal=np.int64(nglobal),
+    )
+
+
+def gather_columns_call(
+    indptr: Any,
+    indices: Any,
+    x: Any,
+    *,
+    structure: tuple[int, int],
+    comm: int,
+    row_start: int,
+    nglobal: int,
+):
+    """x_global[indices] for this rank's pattern, by a halo exchange (only the
+    boundary values travel). Collective."""
+    import jax
+    import numpy as np
+
+    ensure_mpi_registered()
+    call = jax.ffi.ffi_call(
+        "jaxamg_mpi_gather_columns",
+        jax.ShapeDtypeStruct(x.shape[:-1] + indices.shape[-1:], x.dtype),
+        # One exchange per lane, the same count on every rank.
+        vmap_method="sequential",
+    )
+    return call(
+        indptr,
+        indices,
+        x,
+        comm=np.int64(comm),
+        row_start=np.int64(row_start),
+        nglobal=np.int64(nglobal),
+        structure_hi=np.int64(structure[0]),
+        structure_lo=np.int64(structure[1]),
     )

@@ -163,10 +163,10 @@ def verify_recovery(operator, matrix, n_global: int, *, trials: int = 5, seed: i
     dtype = jnp.dtype(matrix.data.dtype)
     rtol = 1e-6 if dtype == jnp.float64 else 1e-4
     rng = np.random.default_rng(seed)
-    try:
-        apply = jax.jit(operator)
-    except TypeError:  # an operator object jit cannot wrap
-        apply = operator
+    # Through a lambda: jax.jit of a callable object that cannot be weakly
+    # referenced (``__slots__`` without ``__weakref__``) can crash the
+    # interpreter (seen with jax 0.10) instead of raising TypeError.
+    apply = jax.jit(lambda v: operator(v))
     for _ in range(trials):
         v = rng.standard_normal(n_global).astype(dtype)
         with _full_precision():  # the matrix was materialised at full precision

@@ -56,8 +56,8 @@ def structure_fingerprint(indptr: Any, indices: Any) -> tuple[int, int]:
         return (0, 0)
     try:
         cached = _fingerprints.get(indices)
-    except TypeError:  # not weak-referenceable
-        cached = None
+    except TypeError:  # not hashable
+        cached = _jax_fingerprint(indices)
     if cached is not None:
         return cached
     h = hashlib.blake2b(digest_size=16)
@@ -74,14 +74,41 @@ def structure_fingerprint(indptr: Any, indices: Any) -> tuple[int, int]:
     try:
         _fingerprints[indices] = (hi, lo)
     except TypeError:
-        pass
+        _remember_jax_fingerprint(indices, (hi, lo))
     return (hi, lo)
+
+
+# JAX arrays are immutable but unhashable: their fingerprints are memoised by
+# identity while the array lives (a GPU solve would otherwise copy and hash
+# the structure on every call).
+_jax_fingerprints: dict[int, tuple[Any, tuple[int, int]]] = {}
+
+
+def _jax_fingerprint(indices: Any) -> tuple[int, int] | None:
+    entry = _jax_fingerprints.get(id(indices))
+    return entry[1] if entry is not None and entry[0]() is indices else None
+
+
+def _remember_jax_fingerprint(indices: Any, fingerprint: tuple[int, int]) -> None:
+    if not _is_jax_array(indices):
+        return  # NumPy arrays can change in place: no identity memo
+    key = id(indices)
+    ref = weakref.ref(indices, lambda _, key=key: _jax_fingerprints.pop(key, None))
+    _jax_fingerprints[key] = (ref, fingerprint)
 
 
 def _scipy_sparse():
     import scipy.sparse as sp
 
     return sp
+
+
+def _on_accelerator(x: Any) -> bool:
+    """True for a concrete JAX array stored on a device other than the CPU."""
+    try:
+        return any(d.platform != "cpu" for d in x.devices())
+    except AttributeError:  # NumPy arrays and other host data
+        return False
 
 
 def as_csr(A: Any, where: str = "jaxamg.solve") -> CsrInput:
@@ -98,7 +125,14 @@ def as_csr(A: Any, where: str = "jaxamg.solve") -> CsrInput:
         if A.n_dense > 0 or A.ndim != 2:
             raise ValueError(f"`{where}`: `A` must be a 2-D BCSR matrix without dense dimensions.")
         indptr, indices = A.indptr, A.indices
-        if is_concrete(indptr, indices):
+        if is_concrete(indptr, indices) and _on_accelerator(indices) and (
+            indptr.dtype == np.int32 and indices.dtype == np.int32
+        ):
+            # On a GPU the arrays stay where they are: a host copy and a new
+            # fingerprint per call would cost more than the solve (the
+            # fingerprint is memoised per array object).
+            pass
+        elif is_concrete(indptr, indices):
             indptr = np.asarray(indptr, dtype=np.int32)
             indices = np.asarray(indices, dtype=np.int32)
         else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import threading
 import warnings
 from typing import Any
 
@@ -113,9 +114,10 @@ def structure_arrays(csr: CsrInput, fingerprint: tuple[int, int]):
                 np.ascontiguousarray(csr.indptr, dtype=np.int32).tobytes(),
                 np.ascontiguousarray(csr.indices, dtype=np.int32).tobytes(),
             )
-            _structure_memo[fingerprint] = cached
-            while len(_structure_memo) > 32:
-                _structure_memo.pop(next(iter(_structure_memo)))
+            with _structure_memo_lock:  # solves may run in several threads
+                _structure_memo[fingerprint] = cached
+                while len(_structure_memo) > 32:
+                    _structure_memo.pop(next(iter(_structure_memo)))
         return cached
     n = csr.n_rows
     rows = jnp.repeat(
@@ -125,10 +127,14 @@ def structure_arrays(csr: CsrInput, fingerprint: tuple[int, int]):
 
 
 _structure_memo: dict = {}
+_structure_memo_lock = threading.Lock()
+# The engine's statistics text is one process-wide buffer: solves that write
+# a stats file take it in turn, so that no thread takes (or drops) another's.
+_stats_lock = threading.Lock()
 
 
 @functools.partial(jax_jit_lazy, static_argnames=("st",))
-def linear_solve(indptr, indices, rows, data, b, x0, st: _Static):
+def linear_solve(indptr, indices, rows, data, b, x0, st: _Static, nns=None):
     """The differentiable core: returns (x, stats).
 
     Jitted with the configuration static, so eager calls and eager gradients
@@ -140,6 +146,8 @@ def linear_solve(indptr, indices, rows, data, b, x0, st: _Static):
     n = b.shape[-1]
     x0 = jax.lax.stop_gradient(x0)
     fixed = jax.lax.stop_gradient(data)
+    # Near-null-space vectors shape the preconditioner only: no gradient.
+    nns = None if nns is None else jax.lax.stop_gradient(nns)
 
     def matvec(x):
         return jax.ops.segment_sum(data * x[indices], rows, num_segments=n)
@@ -158,6 +166,7 @@ def linear_solve(indptr, indices, rows, data, b, x0, st: _Static):
             reuse_setup=st.reuse_setup,
             block_dim=st.block_dim,
             history_len=st.history_len,
+            near_nullspace=nns,
         )
 
     def forward(_matvec, rhs):
@@ -238,7 +247,10 @@ def _check_dtype(name: str, dtype: Any) -> None:
             "supported. Solve the real 2x2 block form instead."
         )
     if kind not in "fiub":
-        raise TypeError(f"`jaxamg.solve`: `{name}` has unsupported dtype {np.dtype(dtype)}.")
+        raise TypeError(
+            f"`jaxamg.solve`: `{name}` has unsupported dtype {np.dtype(dtype)}; pass a "
+            "numeric (float, int or bool) array."
+        )
 
 
 def solve(
@@ -254,6 +266,7 @@ def solve(
     reuse_setup: bool = False,
     nullspace: Any = None,
     transpose_nullspace: Any = None,
+    near_nullspace: Any = None,
     **kwargs: Any,
 ):
     """Solves ``A x = b`` with the jaxamg engine; returns ``(x, info)``.
@@ -272,6 +285,10 @@ def solve(
       this path (direct calls only, not under a transformation).
     - `reuse_setup`: on a cache hit with new values, keep the hierarchy and
       only swap the fine matrix values (cheaper, may converge slower).
+    - `comm`, `nglobal`, `partition_info`: MPI mode. `A` is this rank's
+      block of rows ``partition_info=(row_start, row_end)`` with global
+      column indices, `b` its slice; `comm` an mpi4py communicator. Every
+      rank calls solve; see docs/mpi.md and :mod:`jaxamg.mpi_utils`.
     - `nullspace`, `transpose_nullspace`: for a singular `A`, bases N of
       null(A) and M of null(A^T): ``"constant"``, a vector, or an ``(n, k)``
       array (defaults: those attached with :func:`jaxamg.with_cache`; on a
@@ -281,6 +298,12 @@ def solve(
       the solution is made orthogonal to N; `jax.grad` gives
       ``(A^T)^+ g``. Matrix-value gradients assume perturbations that keep
       both null spaces. See :mod:`jaxamg.nullspace`.
+    - `near_nullspace`: an ``(n, m)`` array of near-null-space vectors (e.g.
+      :func:`jaxamg.rigid_body_modes` of elasticity, with ``block_dim`` the
+      dimension) for smoothed aggregation: the config needs an AMG scope with
+      ``"algorithm": "AGGREGATION"``, ``"selector": "x_STANDARD"`` and
+      ``"x_smoothed_aggregation": 2`` (default: the array attached with
+      :func:`jaxamg.with_cache`). A constant of the solve: no gradient. CPU only.
 
     **Returns:** `x` (the dtype rule: float64 if `A` or `b` is float64, else
     float32) and `info`: `iterations`, `residual`, `status`
@@ -298,10 +321,24 @@ def solve(
 
     from .config import prepare_config, outer_max_iters
 
-    if comm is not None or nglobal is not None or partition_info is not None:
-        raise NotImplementedError(
-            "`jaxamg.solve`: the MPI interface (comm, nglobal, partition_info) is not available "
-            "in this build yet."
+    if (
+        comm is not None
+        or nglobal is not None
+        or partition_info is not None
+        or getattr(A, "_mpi_cache", None) is not None
+    ):
+        if near_nullspace is not None:
+            raise NotImplementedError(
+                "`jaxamg.solve`: `near_nullspace` is not available with the MPI interface; "
+                "solve on one process or drop near_nullspace."
+            )
+        from ._mpi_solve import solve_mpi
+
+        return solve_mpi(
+            A, b, x0=x0, config=config, block_dim=block_dim, comm=comm, nglobal=nglobal,
+            partition_info=partition_info, save_stats_file=save_stats_file,
+            reuse_setup=reuse_setup, nullspace=nullspace,
+            transpose_nullspace=transpose_nullspace, **kwargs,
         )
     if callable(A) and not hasattr(A, "shape"):
         from .sparsity import materialize_operator
@@ -310,7 +347,7 @@ def solve(
         # The materialised matrix carries the operator's with_cache metadata.
         operator = A
         A = materialize_operator(operator, n_b)
-        for name in ("_is_symmetric", "_nullspace", "_transpose_nullspace"):
+        for name in ("_is_symmetric", "_nullspace", "_transpose_nullspace", "_near_nullspace"):
             if hasattr(operator, name):
                 setattr(A, name, getattr(operator, name))
     if not isinstance(block_dim, (int, np.integer)) or isinstance(block_dim, bool) or block_dim < 1:
@@ -334,11 +371,23 @@ def solve(
             "pass a block_dim that divides the number of rows."
         )
     if x0 is not None:
-        if tuple(getattr(x0, "shape", np.shape(x0))) != tuple(b.shape):
+        if not hasattr(x0, "shape"):
+            x0 = np.asarray(x0)
+        _check_dtype("x0", x0.dtype)
+        if tuple(x0.shape) != tuple(b.shape):
             raise ValueError(
-                f"`jaxamg.solve`: x0 must have the same shape as b, got {np.shape(x0)} and "
-                f"{tuple(b.shape)}."
+                f"`jaxamg.solve`: x0 must have the same shape as b, got {tuple(x0.shape)} and "
+                f"{tuple(b.shape)}; pass an initial guess of shape {tuple(b.shape)} or None."
             )
+    if not isinstance(reuse_setup, (bool, np.bool_)):
+        raise TypeError(
+            f"`jaxamg.solve`: `reuse_setup` must be True or False, got {reuse_setup!r}; "
+            "pass a bool."
+        )
+    if save_stats_file is not None:
+        from ._stats import check_writable
+
+        check_writable(save_stats_file, "jaxamg.solve")
     if save_stats_file is not None and not is_concrete(csr.data, b):
         raise ValueError(
             "`jaxamg.solve`: `save_stats_file` works only in a direct call, not under jax.jit, "
@@ -363,6 +412,7 @@ def solve(
         A, csr, dtype, nullspace, transpose_nullspace, symmetric
     )
     singular = null_basis is not None or transpose_basis is not None
+    nns = _near_nullspace(A, csr, near_nullspace, dtype)
     config_text = prepare_config(
         config,
         save_stats=save_stats_file is not None,
@@ -389,15 +439,45 @@ def solve(
         use_x0=use_x0,
     )
     if save_stats_file is not None:
-        _ffi.native().take_stats_text()  # drop text left by earlier solves
+        with _stats_lock:
+            _ffi.native().take_stats_text()  # drop text left by earlier solves
+            x, info = _run(indptr, indices, rows, data, b, x0, null_basis, transpose_basis,
+                           st, singular, nns=nns)
+            text = _ffi.native().take_stats_text()
+        from ._stats import write_stats_file
+
+        write_stats_file(text, save_stats_file)
+        return x, info
+    return _run(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, singular,
+                nns=nns)
+
+
+def _near_nullspace(A, csr, spec, dtype):
+    """The validated near-null-space array (or None): `spec`, else the one
+    attached with ``with_cache``."""
+    from ._near_nullspace import as_near_nullspace
+
+    if spec is None:
+        for owner in (A, csr.source):
+            spec = getattr(owner, "_near_nullspace", None)
+            if spec is not None:
+                break
+    return as_near_nullspace(spec, csr.n_rows, dtype)
+
+
+def _run(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, singular,
+         nns=None):
+    """The solve and its `info` dict, engine errors re-raised as Python ones."""
+    import jax
+
     direct = is_concrete(data, b, x0)
     try:
         if singular:
             x, stats, inconsistency = _singular_solve(
-                indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st
+                indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, nns
             )
         else:
-            x, stats = linear_solve(indptr, indices, rows, data, b, x0, st)
+            x, stats = linear_solve(indptr, indices, rows, data, b, x0, st, nns)
         if direct:
             x = jax.block_until_ready(x)
     except jax.errors.JaxRuntimeError as e:
@@ -409,14 +489,11 @@ def solve(
             info["rhs_inconsistency"] = float(value) if value.ndim == 0 else value
         else:
             info["rhs_inconsistency"] = inconsistency
-    if save_stats_file is not None:
-        from ._stats import write_stats_file
-
-        write_stats_file(_ffi.native().take_stats_text(), save_stats_file)
     return x, info
 
 
-def _singular_solve(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st):
+def _singular_solve(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st,
+                    nns=None):
     """The solve with declared null spaces: projections as JAX operations
     around the differentiable core, so reverse mode transposes them (the
     cotangent is projected with N before the adjoint solve, its result with M
@@ -428,7 +505,7 @@ def _singular_solve(indptr, indices, rows, data, b, x0, null_basis, transpose_ba
         inconsistency = relative_norm(b - b_range, b)
     else:
         b_range, inconsistency = b, None
-    x, stats = linear_solve(indptr, indices, rows, data, b_range, x0, st)
+    x, stats = linear_solve(indptr, indices, rows, data, b_range, x0, st, nns)
     if null_basis is not None:
         x = project_out(x, null_basis)
     return x, stats, inconsistency

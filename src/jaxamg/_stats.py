@@ -41,11 +41,49 @@ def format_stats(text: str) -> str:
     return "\n".join(parts)
 
 
+def check_writable(path: Any, where: str) -> str:
+    """``path`` as a string, checked before a solve so that a path that
+    cannot be written fails at once, not after the solve's work: TypeError for
+    a value that is not a path, OSError when its directory is missing or not
+    writable."""
+    try:
+        text = os.fspath(path)
+    except TypeError:
+        raise TypeError(
+            f"`{where}`: `save_stats_file` must be a path (str or os.PathLike), got "
+            f"{type(path).__name__} {path!r}; pass a file name such as 'stats.txt'."
+        ) from None
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    folder = os.path.dirname(os.path.abspath(text))
+    if os.path.isdir(text):
+        problem = "is a directory"
+    elif not os.path.isdir(folder):
+        problem = f"is in the directory {folder!r}, which does not exist"
+    elif not os.access(folder, os.W_OK) or (
+        os.path.exists(text) and not os.access(text, os.W_OK)
+    ):
+        problem = "is not writable"
+    else:
+        return text
+    raise OSError(
+        f"`{where}`: `save_stats_file` {text!r} {problem}; pass a path in an existing, "
+        "writable directory."
+    )
+
+
 def write_stats_file(text: str, path: Any, rank: int | None = None) -> None:
     """Writes the formatted statistics (only on rank 0 when rank is given)."""
     if rank not in (None, 0):
         return
     path = os.fspath(path)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(format_stats(text))
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(format_stats(text))
+    except OSError as e:
+        raise OSError(
+            e.errno,
+            f"`save_stats_file` {path!r} cannot be written ({e.strerror}); pass a path in an "
+            "existing, writable directory",
+        ) from None
     print(f"Stats saved to {path}")

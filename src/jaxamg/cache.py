@@ -28,6 +28,7 @@ def with_cache(
     is_symmetric: bool = False,
     nullspace: Any = None,
     transpose_nullspace: Any = None,
+    near_nullspace: Any = None,
 ) -> Any:
     """Attaches solver metadata to `A` in place and returns `A`.
 
@@ -36,6 +37,9 @@ def with_cache(
       matrix makes gradients silently wrong. `False` never clears the flag.
     - `coloring`, `mpi`, `nullspace`, `transpose_nullspace`: stored for the
       operator, MPI and null-space features.
+    - `near_nullspace`: an (n, m) array of near-null-space vectors (e.g. the
+      rigid-body modes) used by `jaxamg.solve` for smoothed aggregation when
+      it is given none; validated here for shape, finiteness and rank.
     """
     updates = {}
     if coloring is not None:
@@ -48,6 +52,8 @@ def with_cache(
         updates["_nullspace"] = nullspace
     if transpose_nullspace is not None:
         updates["_transpose_nullspace"] = transpose_nullspace
+    if near_nullspace is not None:
+        updates["_near_nullspace"] = _checked_near_nullspace(A, near_nullspace)
     for name, value in updates.items():
         try:
             setattr(A, name, value)
@@ -57,6 +63,16 @@ def with_cache(
                 f"{type(A).__name__} ({e}); wrap it in a BCSR matrix or a Python function."
             ) from None
     return A
+
+
+def _checked_near_nullspace(A: Any, spec: Any) -> Any:
+    """`spec` validated against `A`'s rows (when `A` has a shape), as given."""
+    from ._near_nullspace import check_near_nullspace
+
+    shape = getattr(A, "shape", None)
+    if shape is not None and len(shape) == 2:
+        check_near_nullspace(spec, int(shape[0]), who="`jaxamg.with_cache`")
+    return spec
 
 
 def get_solver_cache_info() -> dict:

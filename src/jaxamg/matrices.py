@@ -26,13 +26,41 @@ __all__ = [
     "rhs_ones",
     "rhs_linear",
     "rhs_random",
+    "tridiagonal_matrix_distributed",
+    "poisson_matrix_distributed",
+    "poisson3d_matrix_distributed",
+    "random_matrix_distributed",
+    "tridiagonal_operator_distributed",
+    "poisson_operator_distributed",
+    "poisson3d_operator_distributed",
 ]
 
 
 def _dtype(dtype: Any, default: Any = None):
     import jax.numpy as jnp
 
-    return jnp.dtype(default or jnp.float32) if dtype is None else jnp.dtype(dtype)
+    if dtype is None:
+        return jnp.dtype(default or jnp.float32)
+    try:
+        return jnp.dtype(dtype)
+    except TypeError:
+        raise TypeError(
+            f"`dtype` {dtype!r} is not a NumPy/JAX dtype; pass e.g. jnp.float32 or 'float64'."
+        ) from None
+
+
+def _size(where: str, name: str, value: Any, minimum: int = 1) -> int:
+    """``value`` as an int >= ``minimum``: TypeError for a non-integer (a float
+    size would silently truncate), ValueError when too small (an empty or
+    negative grid fails deep inside JAX with no hint)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"`{where}`: `{name}` must be an integer, got {type(value).__name__} {value!r}; "
+            f"pass a whole number >= {minimum}."
+        )
+    if value < minimum:
+        raise ValueError(f"`{where}`: `{name}` must be >= {minimum}, got {value}.")
+    return int(value)
 
 
 def _bcsr(indptr, indices, data, n: int):
@@ -72,8 +100,7 @@ def tridiagonal_matrix(n: int, diagonal_value: Any = 2.0, dtype: Any = None):
     """The n x n matrix with `diagonal_value` on the diagonal and -1 beside it."""
     import jax.numpy as jnp
 
-    if n < 1:
-        raise ValueError(f"`tridiagonal_matrix`: n must be >= 1, got {n}.")
+    n = _size("tridiagonal_matrix", "n", n)
     indptr, indices, kinds = _stencil_structure((n,))
     dt = _dtype(dtype)
     diag = jnp.asarray(diagonal_value, dtype=dt)
@@ -99,12 +126,14 @@ def poisson_matrix(n: int, skew: Any = 0.0, dtype: Any = None):
     """2-D 5-point Laplacian on an n x n grid (size n^2, row i*n + j), diagonal
     4; the west and north neighbours get -1 - skew/2, east and south
     -1 + skew/2 (nonsymmetric for skew != 0)."""
+    n = _size("poisson_matrix", "n", n)
     return _skewed_stencil((n, n), 4.0, skew, dtype)
 
 
 def poisson3d_matrix(n: int, skew: Any = 0.0, dtype: Any = None):
     """3-D 7-point Laplacian on an n^3 grid (row i*n^2 + j*n + k), diagonal 6,
     with the skew convention of :func:`poisson_matrix` along every axis."""
+    n = _size("poisson3d_matrix", "n", n)
     return _skewed_stencil((n, n, n), 6.0, skew, dtype)
 
 
@@ -114,6 +143,14 @@ def random_matrix(n: int, density: float = 0.01, dtype: Any = None, seed: int = 
     import jax.numpy as jnp
     import scipy.sparse as sp
 
+    n = _size("random_matrix", "n", n)
+    if isinstance(density, bool) or not isinstance(density, (int, float, np.number)) or not (
+        0.0 <= density <= 1.0
+    ):
+        raise ValueError(
+            f"`random_matrix`: `density` must be a number in [0, 1] (the fraction of stored "
+            f"off-diagonal entries), got {density!r}."
+        )
     M = sp.random(n, n, density=density, format="csr", random_state=seed, dtype=np.float64)
     M = M.tolil()
     M.setdiag(0.0)
@@ -138,8 +175,7 @@ def convection_diffusion_matrix_2d(
     with velocity magnitude `velocity` at angle `theta`."""
     import jax.numpy as jnp
 
-    if n < 2:
-        raise ValueError(f"`convection_diffusion_matrix_2d`: n must be >= 2, got {n}.")
+    n = _size("convection_diffusion_matrix_2d", "n", n, minimum=2)
     h = 1.0 / (n - 1)
     vx, vy = velocity * np.cos(theta), velocity * np.sin(theta)
     indptr, indices, kinds = _stencil_structure((n, n))
@@ -316,12 +352,14 @@ def poisson3d_operator(robin: Any = 0.0, diagonal_value: Any = 6.0):
 def rhs_ones(n: int, dtype: Any = None):
     import jax.numpy as jnp
 
+    n = _size("rhs_ones", "n", n)
     return jnp.ones(n, dtype=_dtype(dtype))
 
 
 def rhs_linear(n: int, dtype: Any = None):
     import jax.numpy as jnp
 
+    n = _size("rhs_linear", "n", n)
     return jnp.linspace(0.0, 1.0, n, dtype=_dtype(dtype))
 
 
@@ -329,4 +367,17 @@ def rhs_random(n: int, seed: Any = 0, dtype: Any = None):
     """Normal samples from PRNGKey(seed); usable under jax.vmap over seeds."""
     import jax
 
+    n = _size("rhs_random", "n", n)
     return jax.random.normal(jax.random.PRNGKey(seed), (n,), dtype=_dtype(dtype))
+
+
+# This rank's row block of the builders above (the MPI interface of solve).
+from ._matrices_distributed import (  # noqa: E402
+    poisson3d_matrix_distributed,
+    poisson3d_operator_distributed,
+    poisson_matrix_distributed,
+    poisson_operator_distributed,
+    random_matrix_distributed,
+    tridiagonal_matrix_distributed,
+    tridiagonal_operator_distributed,
+)

@@ -150,10 +150,17 @@ def make_preconditioner(
     """
     from .config import prepare_config
 
+    from ._solve import _validate_with_engine
+
     cfg = preconditioner_config(config, **kwargs)
-    # Fail here, naming the key, rather than inside the first Krylov step.
-    prepare_config(cfg, mpi=comm is not None)
-    return_info = bool(return_info)
+    # Fail here, naming the key (unknown parameters and solver names
+    # included), rather than inside the first Krylov step.
+    _validate_with_engine(prepare_config(cfg, mpi=comm is not None))
+    if not isinstance(return_info, bool):
+        raise TypeError(
+            f"`make_preconditioner`: `return_info` must be True or False, got {return_info!r}; "
+            "pass a bool."
+        )
 
     def apply(r):
         x, info = solve(

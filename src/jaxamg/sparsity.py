@@ -160,13 +160,85 @@ def _traced_coloring(operator, shape, dtype):
     return rows, cols
 
 
-def _compute_coloring(operator, shape, dtype=None):
+def _operator_name(operator) -> str:
+    return getattr(operator, "__name__", type(operator).__name__)
+
+
+def _check_operator(operator, shape, dtype, where: str) -> None:
+    """Evaluates the operator abstractly on a length-``n_global`` vector, so
+    that an operator JAX cannot trace, or one with the wrong output, is
+    reported by name before any detection work (not as a reshape error deep
+    inside the probing)."""
+    import jax
+    import jax.numpy as jnp
+
+    n_local, n_global = shape
+    dt = jnp.result_type(float) if dtype is None else jnp.dtype(dtype)
+    name = _operator_name(operator)
+    untraceable = (
+        jax.errors.ConcretizationTypeError,
+        jax.errors.TracerArrayConversionError,
+        jax.errors.TracerIntegerConversionError,
+    )
+    try:
+        # Wrapped: eval_shape caches on the function, and callable objects
+        # with __slots__ cannot be weakly referenced.
+        out = jax.eval_shape(lambda v: operator(v), jax.ShapeDtypeStruct((n_global,), dt))
+    except untraceable as e:
+        raise ValueError(
+            f"`jaxamg.{where}`: the operator {name!r} cannot be traced by JAX: it converts its "
+            f"input to a Python value ({type(e).__name__}), e.g. data-dependent control flow "
+            "such as `if x[0] > 0`; write it with jnp.where or jax.lax.cond, or pass the "
+            "matrix itself."
+        ) from e
+    except TypeError as e:
+        raise TypeError(
+            f"`jaxamg.{where}`: applying the operator {name!r} to a vector of shape "
+            f"({n_global},) failed ({e}); the operator must map one JAX vector of length "
+            f"{n_global} to a JAX vector of length {n_local}."
+        ) from e
+    out_shape = tuple(getattr(out, "shape", ()))
+    # (n_local, 1) and the like are accepted: the detection reshapes them.
+    if not hasattr(out, "shape") or not out_shape or int(np.prod(out_shape)) != n_local:
+        raise ValueError(
+            f"`jaxamg.{where}`: the operator {name!r} returns shape {out_shape} for an input "
+            f"of shape ({n_global},); it must return a vector of shape ({n_local},), one "
+            "entry per row."
+        )
+    if np.dtype(out.dtype).kind == "c":
+        raise TypeError(
+            f"`jaxamg.{where}`: the operator {name!r} returns complex values ({out.dtype}); "
+            "complex systems are not supported, write the real 2x2 block form."
+        )
+
+
+def _compute_coloring(operator, shape, dtype=None, where: str = "cache_coloring"):
+    _check_operator(operator, shape, dtype, where)
     pattern = _traced_coloring(operator, shape, dtype)
     if pattern is None:
         pattern = probe_pattern(operator, shape, dtype=dtype)
+        _check_probed_linear(operator, shape, pattern, dtype, where)
     rows, cols = pattern
     colors, n_colors = column_coloring(rows, cols, shape)
     return (rows, cols, colors, n_colors, shape)
+
+
+def _check_probed_linear(operator, shape, pattern, dtype, where: str) -> None:
+    """A probed pattern reproduces the operator unless the operator is not
+    linear (probing applies it to unit vectors only): an affine or nonlinear
+    operator would otherwise be replaced by a different matrix, silently."""
+    rows, cols = pattern
+    if len(rows) == 0:
+        return
+    colors, n_colors = column_coloring(rows, cols, shape)
+    matrix = materialize(operator, shape, rows, cols, colors, n_colors, dtype, where)
+    if not verify_recovery(operator, matrix, shape[1]):
+        raise ValueError(
+            f"`jaxamg.{where}`: the operator {_operator_name(operator)!r} is not linear: "
+            "A(x) differs from the matrix of its responses to unit vectors on random vectors "
+            "(an added constant, a nonlinearity, or randomness); pass a linear operator "
+            "A(x) = M @ x."
+        )
 
 
 def cache_coloring(operator: Callable, shape: Any):
@@ -225,8 +297,6 @@ def materialize_operator(
     outside jit an operator without either is colored (square) and cached on
     first use. Under jit the operator must have been colored beforehand.
     """
-    import jax
-
     info = coloring if coloring is not None else getattr(operator, "_coloring_info", None)
     if info is None:
         name = getattr(operator, "__name__", type(operator).__name__)
@@ -235,10 +305,9 @@ def materialize_operator(
         )
         if _under_jit():
             raise ValueError(message)
-        try:
-            info = _compute_coloring(operator, (int(n_rows), int(n_rows)))
-        except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError) as e:
-            raise ValueError(message) from e
+        info = _compute_coloring(
+            operator, (int(n_rows), int(n_rows)), where=where.removeprefix("jaxamg.")
+        )
         try:
             _attach(operator, info, "materialize_operator")
         except TypeError:

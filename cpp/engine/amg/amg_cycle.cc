@@ -73,13 +73,7 @@ class CycleRunner {
   }
 
  private:
-  // AmgX: finest_sweeps replaces a nonzero pre/post count on level 0;
-  // intensive_smoothing adds (level - 2) sweeps to nonzero counts.
-  int sweeps(int l, int n) const {
-    if (l == 0 && p_.finest_sweeps != -1) return n == 0 ? 0 : p_.finest_sweeps;
-    if (n != 0 && p_.intensive_smoothing) return std::max(n + l - 2, 0);
-    return n;
-  }
+  int sweeps(int l, int n) const { return p_.sweeps(l, n); }
 
   void smooth(AmgLevel<T>& L, const T* b, T* x, bool x_is_zero, int n) {
     if (L.smoother && n > 0) {

@@ -26,6 +26,15 @@ struct CycleParams {
   int error_scaling = 0;           // 0, 2 (residual 2-norm) or 3 (error A-norm)
   int reuse_scale = 0;             // keep a computed scale for this many cycles
   int scaling_smoother_steps = 2;  // sweeps on the correction before scaling
+
+  // Sweeps on level l for a configured count n. AmgX: finest_sweeps
+  // replaces a nonzero pre/post count on level 0; intensive_smoothing adds
+  // (level - 2) sweeps to nonzero counts.
+  int sweeps(int l, int n) const {
+    if (l == 0 && finest_sweeps != -1) return n == 0 ? 0 : finest_sweeps;
+    if (n != 0 && intensive_smoothing) return n + l - 2 > 0 ? n + l - 2 : 0;
+    return n;
+  }
 };
 
 template <class T>

@@ -111,6 +111,12 @@ AmgSolver<T>::AmgSolver(SolverContext& ctx, const std::string& scope)
 
 template <class T>
 void AmgSolver<T>::solver_setup(bool reuse_structure) {
+  if (const Distribution<T>* dist = this->A_->dist.get()) {
+    if (!distributed_ || !reuse_structure) distributed_ = dist->make_multigrid(this->ctx_, this->scope_);
+    distributed_->setup(this->A_, reuse_structure);
+    return;
+  }
+  distributed_.reset();
   const double t0 = now_seconds();
   timings_ = AmgSetupTimings();
   const std::vector<bool> same =
@@ -164,6 +170,7 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
       }
       L.ops = TransferOperators<T>();
       L.galerkin.clear();
+      give_near_nullspace(l);
       L.coarsening->build(*L.A, L.ops);
     }
     AmgSetupTimings::Level lt;
@@ -232,7 +239,9 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
                        " but P has " + std::to_string(nc) + " columns");
     }
     if (Ac.diag_pos.size() != static_cast<std::size_t>(nc)) Ac.find_diagonal();
-    Ac.block_dim = L.A->block_dim;  // block aggregation keeps every level k-blocked
+    // Block aggregation keeps every level k-blocked; smoothed aggregation with
+    // m near-null-space vectors makes it m-blocked.
+    Ac.block_dim = L.coarsening->coarse_block_dim(L.A->block_dim);
     // R = P^T has served the Galerkin product; the cycle restricts with P^T.
     if (L.r_is_pt) R = CsrMatrix<T>();
     release_free_memory();
@@ -249,6 +258,36 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
   coarsest.shown.reset();
   coarsest.galerkin.clear();
   return same;
+}
+
+template <class T>
+void AmgSolver<T>::give_near_nullspace(int l) {
+  SolverContext& ctx = this->ctx_;
+  const NearNullspace* B = nullptr;
+  if (l == 0) {
+    // A nested AMG on another matrix (a coarse solver) has other rows.
+    const auto& given = ctx.near_nullspace;
+    if (given && !given->empty() && given->rows == levels_[0].rows()) B = given.get();
+  } else {
+    B = levels_[l - 1].coarsening->coarse_near_nullspace();
+  }
+  if (!B || B->empty()) return;
+  const bool taken = levels_[l].coarsening->set_near_nullspace(*B);
+  if (l > 0) return;
+  if (!taken) {
+    const std::string algorithm = ctx.config.get_string("algorithm", this->scope_);
+    const std::string mode =
+        algorithm == "AGGREGATION"
+            ? ", x_smoothed_aggregation " +
+                  std::to_string(ctx.config.get_int("x_smoothed_aggregation", this->scope_))
+            : "";
+    throw ConfigError("near_nullspace: " + std::to_string(B->cols) +
+                      " near-null-space vectors were given but the AMG of scope '" +
+                      this->scope_ + "' (algorithm " + algorithm + mode +
+                      ") does not use them; set algorithm AGGREGATION, selector x_STANDARD and "
+                      "x_smoothed_aggregation 2 in that scope, or pass no near null space");
+  }
+  ctx.near_nullspace_used = true;
 }
 
 template <class T>
@@ -357,6 +396,10 @@ void AmgSolver<T>::allocate_work() {
 
 template <class T>
 IterationResult AmgSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
+  if (distributed_) {
+    distributed_->apply(b, x, x_is_zero, 1);  // one cycle
+    return IterationResult::kContinue;
+  }
   if (levels_.empty()) {
     throw InvalidInput("AMG (scope '" + this->scope_ + "'): applied before setup; call setup first");
   }
@@ -367,9 +410,10 @@ IterationResult AmgSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) 
 template <class T>
 std::unique_ptr<Solver<T>> AmgSolver<T>::make_transposed(
     std::shared_ptr<const CsrMatrix<T>> At) const {
-  if (levels_.empty()) {
+  if (levels_.empty() && !distributed_) {
     throw InvalidInput("AMG: make_transposed called before setup; set the solver up first");
   }
+  // A distributed hierarchy is coarsened anew for A^T (in setup, below).
   auto s = std::make_unique<AmgSolver<T>>(this->ctx_, this->scope_);
   s->max_iters_ = this->max_iters_;
   s->tolerance_ = this->tolerance_;
@@ -399,6 +443,7 @@ const TransferOperators<T>& AmgSolver<T>::transfer(int l) const {
 
 template <class T>
 std::vector<LevelInfo> AmgSolver<T>::hierarchy() const {
+  if (distributed_) return distributed_->hierarchy();
   std::vector<LevelInfo> info;
   info.reserve(levels_.size());
   for (const AmgLevel<T>& lev : levels_) info.push_back({lev.rows(), lev.A ? lev.A->nnz() : 0});

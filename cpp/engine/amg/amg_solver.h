@@ -70,6 +70,10 @@ class AmgSolver : public Solver<T> {
   // The coarse solver, or nullptr when the coarsest level is smoothed.
   const Solver<T>* coarse_solver() const { return coarse_solver_.get(); }
   const AmgSetupTimings& setup_timings() const { return timings_; }
+  // The hierarchy and cycle parameters, read by the multi-vector cycle
+  // (batched/).
+  const std::vector<AmgLevel<T>>& levels() const { return levels_; }
+  const CycleParams& cycle_params() const { return cycle_; }
   // The "AMG Grid:" table of the current hierarchy (print_grid_stats).
   std::string grid_stats() const;
 
@@ -83,17 +87,24 @@ class AmgSolver : public Solver<T> {
  protected:
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
+  // On a distributed matrix the hierarchy and cycles are the distribution's
+  // multigrid (A_->dist->make_multigrid), held in distributed_.
+  bool supports_distribution() const override { return true; }
 
  private:
   // Builds levels 1.. by coarsening; returns, per level, whether its matrix
   // kept the sparsity of the previous setup.
   std::vector<bool> build_levels(bool reuse_structure);
+  // Hands level l's coarsening its near-null-space vectors: on level 0 the
+  // ones given to the solver tree, below those of the coarsening above.
+  void give_near_nullspace(int l);
   // Copies the transposed hierarchy of `src` (make_transposed).
   std::vector<bool> transpose_levels(const AmgSolver& src);
   void setup_smoothers(const std::vector<bool>& same_structure);
   void allocate_work();
   void print_grid_stats() const;
 
+  std::unique_ptr<Solver<T>> distributed_;
   CycleParams cycle_;
   int max_levels_;
   int min_coarse_rows_;

@@ -10,6 +10,7 @@
 
 #include "config/config.h"
 #include "core/csr_matrix.h"
+#include "core/near_nullspace.h"
 
 namespace jaxamg {
 
@@ -37,6 +38,14 @@ class Coarsening {
   virtual bool builds_coarse_matrix() const { return false; }
   virtual void coarse_matrix(const CsrMatrix<T>& /*A*/, const TransferOperators<T>& /*ops*/,
                              CsrMatrix<T>& /*Ac*/) {}
+  // Near-null-space vectors of this level, given before build(); returns
+  // false if the algorithm does not use them (classical, unsmoothed
+  // aggregation). A coarsening that uses them hands the coarse level's
+  // vectors after build() (nullptr: the coarse level gets none).
+  virtual bool set_near_nullspace(const NearNullspace& /*B*/) { return false; }
+  virtual const NearNullspace* coarse_near_nullspace() const { return nullptr; }
+  // Block size of the coarse matrix (smoothed aggregation with m vectors: m).
+  virtual Index coarse_block_dim(Index fine_block_dim) const { return fine_block_dim; }
   // Wall-clock seconds of the phases of the last build/rebuild, by name
   // (statistics only; empty if the algorithm does not time itself).
   virtual std::vector<std::pair<std::string, double>> phase_seconds() const { return {}; }

@@ -19,7 +19,8 @@ LinearSolver<T>::LinearSolver(Config config) : ctx_(std::make_unique<SolverConte
 
 template <class T>
 void LinearSolver<T>::setup(Index nrows, const Index* row_ptr, const Index* col, const T* val,
-                            Index nnz, Index block_dim) {
+                            Index nnz, Index block_dim, const T* near_nullspace,
+                            Index near_nullspace_cols) {
   if (nrows <= 0) {
     throw InvalidInput("A: the matrix has " + std::to_string(nrows) +
                        " rows; pass a non-empty square matrix");
@@ -75,8 +76,45 @@ void LinearSolver<T>::setup(Index nrows, const Index* row_ptr, const Index* col,
   input_nnz_ = nnz;
   A_ = A;
   transposed_.reset();
+  set_near_nullspace(near_nullspace, near_nullspace_cols);
   solver_ = create_solver<T>(*ctx_, ctx_->config.top_solver());
   solver_->setup(A_, false);
+  if (ctx_->near_nullspace && !ctx_->near_nullspace_used) {
+    throw ConfigError("near_nullspace: " + std::to_string(near_nullspace_cols) +
+                      " near-null-space vectors were given but no AMG of the config uses them; "
+                      "use an AMG scope with algorithm AGGREGATION, selector x_STANDARD and "
+                      "x_smoothed_aggregation 2 (bench/configs/pcg_sa_near_nullspace.json)");
+  }
+}
+
+template <class T>
+void LinearSolver<T>::set_near_nullspace(const T* B, Index cols) {
+  ctx_->near_nullspace.reset();
+  ctx_->near_nullspace_used = false;
+  if (cols == 0) return;
+  const Index n = A_->nrows;
+  if (cols < 0 || B == nullptr) {
+    throw InvalidInput("near_nullspace: " + std::to_string(cols) +
+                       " columns without values; pass an (n, m) array with m >= 0");
+  }
+  if (cols > n) {
+    throw InvalidInput("near_nullspace: " + std::to_string(cols) + " vectors for " +
+                       std::to_string(n) + " unknowns; pass at most n linearly independent "
+                       "vectors");
+  }
+  auto ns = std::make_shared<NearNullspace>();
+  ns->rows = n;
+  ns->cols = cols;
+  ns->val.resize(static_cast<std::size_t>(n) * cols);
+  for (std::size_t i = 0; i < ns->val.size(); ++i) {
+    const double v = static_cast<double>(B[i]);
+    if (!std::isfinite(v)) {
+      throw InvalidInput("near_nullspace: entry (" + std::to_string(i / cols) + ", " +
+                         std::to_string(i % cols) + ") is not finite; pass finite vectors");
+    }
+    ns->val[i] = v;
+  }
+  ctx_->near_nullspace = std::move(ns);
 }
 
 template <class T>
@@ -131,15 +169,7 @@ SolveResult LinearSolver<T>::solve(const T* b, T* x, Index n, bool use_x0, bool 
       throw InvalidInput("b: entry " + std::to_string(i) + " is NaN or infinite; pass finite values");
     }
   }
-  Solver<T>* s = solver_.get();
-  if (transpose) {
-    if (!transposed_) {
-      auto At = std::make_shared<CsrMatrix<T>>(jaxamg::transpose(*A_));
-      At->block_dim = A_->block_dim;
-      transposed_ = solver_->make_transposed(At);
-    }
-    s = transposed_.get();
-  }
+  Solver<T>* s = solver_for(transpose);
   SolveResult r;
   r.status = s->solve(b, x, !use_x0);
   r.iterations = s->iterations();

@@ -37,8 +37,14 @@ class LinearSolver {
   // interleaved node-major (row i*k + c is component c of node i): it must
   // divide nrows (InvalidInput otherwise); aggregation AMG then aggregates
   // whole nodes and BLOCK_JACOBI inverts the diagonal blocks.
+  //
+  // near_nullspace (optional): nrows x near_nullspace_cols values, row-major
+  // (row i holds unknown i of every vector), e.g. the rigid-body modes of
+  // elasticity. Smoothed aggregation (x_smoothed_aggregation 2) builds its
+  // hierarchy from them; a config without it throws ConfigError.
   void setup(Index nrows, const Index* row_ptr, const Index* col, const T* val, Index nnz,
-             Index block_dim = 1);
+             Index block_dim = 1, const T* near_nullspace = nullptr,
+             Index near_nullspace_cols = 0);
   // New values for the pattern given to setup, in the caller's order (the
   // same layout as setup's `val`). Keeps coarsening and interpolation
   // pattern (structure_reuse) and recomputes the numbers.
@@ -49,6 +55,13 @@ class LinearSolver {
 
   // Solves A x = b (or A^T x = b). x holds the initial guess if use_x0.
   SolveResult solve(const T* b, T* x, Index n, bool use_x0, bool transpose = false);
+  // Solves nrhs systems with this one setup: lane j is b = B + j*n, x = X +
+  // j*n (the initial guess if use_x0). The lanes are independent (each has
+  // its own iterations, status and history, as solve gives) and, where the
+  // config is covered (batched/batched_krylov.h), are solved together with
+  // multi-vector kernels; otherwise one after another.
+  std::vector<SolveResult> solve_many(const T* B, T* X, Index n, Index nrhs, bool use_x0,
+                                      bool transpose = false);
 
   Index rows() const { return A_ ? A_->nrows : 0; }
   Index block_dim() const { return A_ ? A_->block_dim : 1; }
@@ -62,6 +75,10 @@ class LinearSolver {
 
  private:
   void load_values(const T* val, Index nnz, CsrMatrix<T>& into) const;
+  // The solver for A, or for A^T (built on first use from this setup).
+  Solver<T>* solver_for(bool transpose);
+  // Validates and stores the near null space in the context (cols 0: none).
+  void set_near_nullspace(const T* B, Index cols);
 
   std::unique_ptr<SolverContext> ctx_;
   std::shared_ptr<CsrMatrix<T>> A_;

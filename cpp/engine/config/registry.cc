@@ -19,7 +19,8 @@ const std::vector<std::string> kConvergence = {"ABSOLUTE", "RELATIVE_INI", "RELA
 const std::vector<std::string> kSelectors = {
     "PMIS",   "HMIS",   "AGGRESSIVE_PMIS", "AGGRESSIVE_HMIS", "CR",
     "DUMMY",  "SIZE_2", "SIZE_4",          "SIZE_8",          "MULTI_PAIRWISE",
-    "GEO",    "PARALLEL_GREEDY_SELECTOR", "DEFAULT"};
+    "GEO",    "PARALLEL_GREEDY_SELECTOR", "DEFAULT",
+    "x_STANDARD"};  // extension: amg/aggregation/near_nullspace_aggregation.h
 const std::vector<std::string> kInterpolators = {"D1", "D2", "MULTIPASS", "EM", "D2_TWO_STAGE"};
 const std::vector<std::string> kColoring = {
     "MIN_MAX", "MIN_MAX_2RING", "PARALLEL_GREEDY", "ROUND_ROBIN", "MULTI_HASH", "UNIFORM",
@@ -72,6 +73,8 @@ std::vector<ParamSpec> build() {
       I("serial_matching", 0), I("ghost_offdiag_limit", 0), I("aggregate_size", 2),
       I("aggregation_edge_weight_component", 0),
       I("x_smoothed_aggregation", 0),  // extension: amg/aggregation/smoothed_aggregation.h
+      // extension: amg/aggregation/near_nullspace_aggregation.h (selector x_STANDARD)
+      D("x_sa_strength_threshold", 0.0),
       S("coarseAgenerator", "LOW_DEG", {"LOW_DEG", "THRUST", "HYBRID"}),
       S("coarseAgenerator_coarse", "LOW_DEG", {"LOW_DEG", "THRUST", "HYBRID"}),
       I("fine_levels", -1),

@@ -40,7 +40,8 @@ const std::set<std::string> kAmg = {
     "weight_formula", "aggregation_passes", "merge_singletons", "filter_weights",
     "filter_weights_alpha", "full_ghost_level", "notay_weights", "modified_handshake",
     "serial_matching", "ghost_offdiag_limit", "aggregate_size",
-    "aggregation_edge_weight_component", "x_smoothed_aggregation", "coarseAgenerator",
+    "aggregation_edge_weight_component", "x_smoothed_aggregation", "x_sa_strength_threshold",
+    "coarseAgenerator",
     "coarseAgenerator_coarse",
     "fine_levels"};
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/distribution.h"
 #include "core/types.h"
 
 namespace jaxamg {
@@ -24,6 +25,10 @@ struct CsrMatrix {
   // interleaved node-major: row i*block_dim + c is component c of node i.
   // Storage stays scalar CSR; algorithms that know about blocks honour it.
   Index block_dim = 1;
+  // Set when the matrix is one process's rows of a distributed matrix:
+  // columns [nrows, ncols) are then ghost columns (core/distribution.h).
+  // Null for an ordinary matrix.
+  std::shared_ptr<const Distribution<T>> dist;
 
   CsrMatrix() = default;
   CsrMatrix(Index rows, Index cols) : nrows(rows), ncols(cols), row_ptr(rows + 1, 0) {}

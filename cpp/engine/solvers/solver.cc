@@ -105,9 +105,15 @@ std::unique_ptr<Solver<T>> Solver<T>::create_child(const std::string& key) const
 template <class T>
 void Solver<T>::setup(std::shared_ptr<const CsrMatrix<T>> A, bool reuse_structure) {
   if (!A) throw InvalidInput(name_ + ": setup needs a matrix");
-  if (A->nrows != A->ncols) {
+  // A distributed matrix has ghost columns beyond its owned square block.
+  if (A->dist ? A->ncols < A->nrows : A->nrows != A->ncols) {
     throw InvalidInput("A: the matrix must be square, got " + std::to_string(A->nrows) + " x " +
                        std::to_string(A->ncols));
+  }
+  if (A->dist && !supports_distribution()) {
+    throw NotSupported(name_ + " (scope '" + scope_ + "') does not run on a matrix distributed "
+                       "over several processes; use PCG, PCGF, CG, PBICGSTAB, BICGSTAB, FGMRES or "
+                       "GMRES with AMG, JACOBI_L1, BLOCK_JACOBI, GS or CHEBYSHEV");
   }
   const double t0 = now_seconds();
   if (reuse_structure && A_ && (A_->nrows != A->nrows || A_->nnz() != A->nnz())) {
@@ -122,26 +128,84 @@ void Solver<T>::setup(std::shared_ptr<const CsrMatrix<T>> A, bool reuse_structur
   } else {
     Vector<T>().swap(r_);
   }
-  solver_setup(reuse_structure);
+  if (const Distribution<T>* dist = A_->dist.get()) {
+    // Each solver's setup ends with the processes agreeing on success, so a
+    // failure on one process (a zero row, a bad diagonal) raises on all of
+    // them before anyone enters the next collective step.
+    int kind = 0;
+    const std::string error = capture_error([&] { solver_setup(reuse_structure); }, &kind);
+    dist->agree(error, kind);
+  } else {
+    solver_setup(reuse_structure);
+  }
   setup_seconds_ = now_seconds() - t0;
 }
 
 template <class T>
+void Solver<T>::matvec(const T* x, T* y) const {
+  if (A_->dist) {
+    A_->dist->spmv(*A_, x, y);
+  } else {
+    cpu::spmv(*A_, x, y);
+  }
+}
+
+template <class T>
+void Solver<T>::residual_of(const T* x, const T* b, T* r) const {
+  if (A_->dist) {
+    A_->dist->residual(*A_, x, b, r);
+  } else {
+    cpu::residual(*A_, x, b, r);
+  }
+}
+
+template <class T>
+double Solver<T>::global_dot(std::size_t n, const T* x, const T* y) const {
+  double d = cpu::dot(n, x, y);
+  if (const Distribution<T>* dist = distribution()) dist->sum(&d, 1);
+  return d;
+}
+
+template <class T>
+double Solver<T>::global_norm(std::size_t n, const T* x, NormType type) const {
+  const Distribution<T>* dist = distribution();
+  if (!dist) return cpu::norm(n, x, type);
+  double local = cpu::norm(n, x, type);
+  switch (type) {
+    case NormType::kLMax:
+      return dist->max(local);
+    case NormType::kL1:
+      dist->sum(&local, 1);
+      return local;
+    case NormType::kL2:
+      local *= local;
+      dist->sum(&local, 1);
+      return std::sqrt(local);
+  }
+  return local;
+}
+
+template <class T>
 bool Solver<T>::converged(double nrm) const {
+  return converged_with(nrm, initial_residual_, max_residual_);
+}
+
+template <class T>
+bool Solver<T>::converged_with(double nrm, double initial, double largest) const {
   const double eps = std::is_same<T, float>::value ? 1e-6 : 1e-12;
   switch (convergence_) {
     case ConvergenceType::kAbsolute:
       return nrm < tolerance_;
     case ConvergenceType::kRelativeIni:
-      if (initial_residual_ <= 1e-20) return true;
-      return nrm / initial_residual_ <= tolerance_ ||
-             nrm <= std::max(initial_residual_ * eps, 1e-20);
+      if (initial <= 1e-20) return true;
+      return nrm / initial <= tolerance_ ||
+             nrm <= std::max(initial * eps, 1e-20);
     case ConvergenceType::kRelativeMax:
-      if (max_residual_ <= 1e-20) return true;
-      return nrm / max_residual_ <= tolerance_ || nrm <= std::max(max_residual_ * eps, 1e-20);
+      if (largest <= 1e-20) return true;
+      return nrm / largest <= tolerance_ || nrm <= std::max(largest * eps, 1e-20);
     case ConvergenceType::kCombinedRelIniAbs:
       return nrm < tolerance_ ||
-             (initial_residual_ > 0 && nrm / initial_residual_ <= alt_rel_tolerance_);
+             (initial > 0 && nrm / initial <= alt_rel_tolerance_);
   }
   return false;
 }
@@ -176,9 +240,9 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
     if (x_is_zero) {
       cpu::copy(n, b, r_.data());
     } else {
-      cpu::residual(*A_, x, b, r_.data());
+      residual_of(x, b, r_.data());
     }
-    initial_residual_ = max_residual_ = final_residual_ = cpu::norm(n, r_.data(), norm_);
+    initial_residual_ = max_residual_ = final_residual_ = global_norm(n, r_.data(), norm_);
     if (store_res_history_) history_.push_back(initial_residual_);
     if (!std::isfinite(initial_residual_)) {
       status_ = Status::kFailed;
@@ -211,8 +275,8 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
           final_residual_ = estimate;
           from_recurrence = true;
         } else {
-          if (!keeps_residual()) cpu::residual(*A_, x, b, r_.data());
-          final_residual_ = cpu::norm(n, r_.data(), norm_);
+          if (!keeps_residual()) residual_of(x, b, r_.data());
+          final_residual_ = global_norm(n, r_.data(), norm_);
         }
         max_residual_ = std::max(max_residual_, final_residual_);
         if (store_res_history_) history_.push_back(final_residual_);
@@ -243,8 +307,8 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
       break;
     }
     if (status_ == Status::kSuccess && from_recurrence) {
-      cpu::residual(*A_, x, b, r_.data());
-      const double true_norm = cpu::norm(n, r_.data(), norm_);
+      residual_of(x, b, r_.data());
+      const double true_norm = global_norm(n, r_.data(), norm_);
       if (std::isfinite(true_norm) && !converged(true_norm)) {
         final_residual_ = true_norm;
         if (store_res_history_ && !history_.empty()) history_.back() = true_norm;
@@ -259,7 +323,15 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
   // A zero initial guess that needed no iteration (b = 0, or max_iters 0)
   // is the answer: write it, the caller's buffer may hold anything.
   if (x_is_zero && iterations_ == 0) cpu::fill<T>(n, T(0), x);
-  if (!cpu::all_finite(n, x)) status_ = Status::kFailed;
+  bool finite = cpu::all_finite(n, x);
+  const Distribution<T>* dist = distribution();
+  if (dist && depth_ == 0) {
+    // Every process must report the same status. Inner solvers (smoothers,
+    // preconditioners) skip this reduction: their status is not read, and
+    // a NaN reaches the outer solver's global norms anyway.
+    finite = dist->max(finite ? 0.0 : 1.0) == 0.0;
+  }
+  if (!finite) status_ = Status::kFailed;
   solve_seconds_ = now_seconds() - t0;
   print_solve_stats();
   return status_;

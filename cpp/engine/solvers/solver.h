@@ -11,6 +11,7 @@
 
 #include "config/config.h"
 #include "core/csr_matrix.h"
+#include "core/near_nullspace.h"
 #include "core/types.h"
 
 namespace jaxamg {
@@ -22,6 +23,11 @@ struct SolverContext {
   std::ostringstream log;
   // Depth in the tree of the solver being created (set by create_child).
   int nesting = 0;
+  // Near-null-space vectors of the matrix given to setup (empty if none),
+  // read by smoothed aggregation on the finest level; `near_nullspace_used`
+  // records that some AMG of the tree took them.
+  std::shared_ptr<const NearNullspace> near_nullspace;
+  bool near_nullspace_used = false;
 };
 
 // Size of one level of a multigrid hierarchy (for statistics and reports).
@@ -86,6 +92,13 @@ class Solver {
   bool monitors_residual() const { return monitor_residual_; }
   void set_monitor_residual(bool on) { monitor_residual_ = on; }
   void set_store_history(bool on) { store_res_history_ = on; }
+  NormType norm_type() const { return norm_; }
+  bool stores_history() const { return store_res_history_; }
+  bool obtains_timings() const { return obtain_timings_; }
+  // The stopping test of solve() for a residual norm `nrm` of a solve whose
+  // initial and largest norms so far are `initial` and `largest` (the
+  // batched solves of batched/ run it once per right-hand side).
+  bool converged_with(double nrm, double initial, double largest) const;
 
  protected:
   virtual void solver_setup(bool reuse_structure) = 0;
@@ -113,6 +126,20 @@ class Solver {
   std::string param_string(const std::string& name) const { return ctx_.config.get_string(name, scope_); }
 
   Index rows() const { return A_ ? A_->nrows : 0; }
+
+  // The kernels through which a solver touches the operator and reduces
+  // vectors. Serial by default; when the matrix is distributed
+  // (A_->dist set) they exchange halo values and reduce across processes,
+  // so every algorithm written with them runs distributed unchanged.
+  const Distribution<T>* distribution() const { return A_ ? A_->dist.get() : nullptr; }
+  void matvec(const T* x, T* y) const;                  // y = A x
+  void residual_of(const T* x, const T* b, T* r) const;  // r = b - A x
+  double global_dot(std::size_t n, const T* x, const T* y) const;
+  double global_norm(std::size_t n, const T* x, NormType type) const;
+  // Solvers that route every operator product and reduction through the
+  // kernels above (or otherwise handle distributed matrices) return true;
+  // setup on a distributed matrix rejects the others with NotSupported.
+  virtual bool supports_distribution() const { return false; }
 
   SolverContext& ctx_;
   std::string scope_;

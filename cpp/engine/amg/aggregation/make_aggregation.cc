@@ -5,6 +5,7 @@
 #include <string>
 
 #include "amg/aggregation/aggregation_coarsening.h"
+#include "amg/aggregation/near_nullspace_aggregation.h"
 #include "amg/aggregation/smoothed_aggregation.h"
 #include "amg/coarsening.h"
 #include "core/error.h"
@@ -65,12 +66,41 @@ void reject_unimplemented(const Config& cfg, const std::string& scope) {
 // (AMGCL's defaults).
 constexpr double kSmoothedStrength = 0.08;
 
+const char* const kSmoothedFix =
+    "use 2 for smoothed aggregation fitted to near-null-space vectors, 1 to smooth the "
+    "aggregation prolongation with one damped Jacobi step, 0 for AmgX's piecewise-constant P";
+
+// selector x_STANDARD: standard aggregation for near-null-space smoothed
+// aggregation (x_smoothed_aggregation 2 only).
+template <class T>
+std::unique_ptr<Coarsening<T>> make_standard(const Config& cfg, const std::string& scope) {
+  if (int_in(cfg, "x_smoothed_aggregation", scope, 0, 2, kSmoothedFix) != 2) {
+    throw ConfigError("selector 'x_STANDARD'" + where(scope) +
+                      " builds smoothed aggregation from near-null-space vectors; set "
+                      "x_smoothed_aggregation to 2 in this scope, or use SIZE_2, SIZE_4, SIZE_8 "
+                      "or MULTI_PAIRWISE");
+  }
+  const double theta = cfg.get_double("x_sa_strength_threshold", scope);
+  if (!(theta >= 0.0 && theta < 1.0)) {
+    throw ConfigError("x_sa_strength_threshold = " + std::to_string(theta) + where(scope) +
+                      " is out of range; use a threshold in [0, 1) (default 0)");
+  }
+  aggregation::NearNullspaceOptions nns;
+  nns.standard = true;
+  nns.strength_threshold = theta;
+  return std::make_unique<aggregation::NearNullspaceAggregation<T>>(nns);
+}
+
 template <class T>
 std::unique_ptr<Coarsening<T>> finish(const Config& cfg, const std::string& scope, int level,
                                       const AggregationOptions& opt) {
-  const int smoothed = int_in(cfg, "x_smoothed_aggregation", scope, 0, 1,
-                              "use 1 to smooth the aggregation prolongation with one damped "
-                              "Jacobi step, 0 for AmgX's piecewise-constant P");
+  const int smoothed = int_in(cfg, "x_smoothed_aggregation", scope, 0, 2, kSmoothedFix);
+  if (smoothed == 2) {
+    aggregation::NearNullspaceOptions nns;
+    nns.standard = false;
+    nns.pairwise = opt;
+    return std::make_unique<aggregation::NearNullspaceAggregation<T>>(nns);
+  }
   if (smoothed == 1) {
     return std::make_unique<aggregation::SmoothedAggregationCoarsening<T>>(
         opt, kSmoothedStrength * std::ldexp(1.0, -level));
@@ -84,8 +114,10 @@ template <class T>
 std::unique_ptr<Coarsening<T>> make_aggregation_coarsening(const Config& cfg,
                                                            const std::string& scope,
                                                            int level) {
+  const std::string selector = cfg.get_string("selector", scope);
+  if (selector == "x_STANDARD") return make_standard<T>(cfg, scope);
   AggregationOptions opt;
-  opt.selector = parse_selector(cfg.get_string("selector", scope), scope);
+  opt.selector = parse_selector(selector, scope);
   switch (opt.selector) {
     case SelectorKind::kSize2: opt.passes = 1; break;
     case SelectorKind::kSize4: opt.passes = 2; break;

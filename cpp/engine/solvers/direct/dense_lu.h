@@ -20,6 +20,11 @@ template <class T>
 class DenseLUSolver : public Solver<T> {
  public:
   DenseLUSolver(SolverContext& ctx, const std::string& scope);
+  // The factors (row-major n x n, L unit below the diagonal, U on and
+  // above) and the row swaps, in the order solve_iteration applies them.
+  Index size() const { return n_; }
+  const std::vector<T>& factors() const { return lu_; }
+  const std::vector<Index>& pivots() const { return piv_; }
 
  protected:
   void solver_setup(bool reuse_structure) override;

@@ -1,20 +1,32 @@
 #include "solvers/krylov/arnoldi.h"
 
+#include <cmath>
+
 #include "backend/cpu/blas.h"
 
 namespace jaxamg::krylov {
 
 template <class T>
-double orthogonalize(std::size_t n, const T* const* basis, int count, double* h, T* w) {
+double orthogonalize(std::size_t n, const T* const* basis, int count, double* h, T* w,
+                     const Reducer* reduce) {
+  auto dot = [&](const T* a, const T* b) {
+    double d = cpu::dot(n, a, b);
+    if (reduce) reduce->sum(&d, 1);
+    return d;
+  };
+  auto norm = [&]() {
+    if (!reduce) return cpu::norm(n, w, NormType::kL2);
+    return std::sqrt(dot(w, w));
+  };
   // Modified rather than classical Gram-Schmidt: each coefficient is taken
   // from the partly orthogonalised w.
   double h2 = 0;
   for (int i = 0; i < count; ++i) {
-    h[i] = cpu::dot(n, w, basis[i]);
+    h[i] = dot(w, basis[i]);
     cpu::axpy<T>(n, static_cast<T>(-h[i]), basis[i], w);
     h2 += h[i] * h[i];
   }
-  double hn = cpu::norm(n, w, NormType::kL2);
+  double hn = norm();
   // When most of w lay in the basis (|w_after|^2 < |w_before|^2 / 2, with
   // |w_before|^2 = |h|^2 + |w_after|^2), the remainder is dominated by
   // rounding and still leans on the basis; a second pass makes it
@@ -22,11 +34,11 @@ double orthogonalize(std::size_t n, const T* const* basis, int count, double* h,
   // this is what lets the method see that nothing new is left.
   if (hn * hn < 0.5 * (h2 + hn * hn)) {
     for (int i = 0; i < count; ++i) {
-      const double d = cpu::dot(n, w, basis[i]);
+      const double d = dot(w, basis[i]);
       cpu::axpy<T>(n, static_cast<T>(-d), basis[i], w);
       h[i] += d;
     }
-    hn = cpu::norm(n, w, NormType::kL2);
+    hn = norm();
   }
   return hn;
 }
@@ -41,8 +53,10 @@ void add_combination(std::size_t n, const T* const* basis, int count, const doub
   if (i < count) cpu::axpy<T>(n, static_cast<T>(y[i]), basis[i], out);
 }
 
-template double orthogonalize(std::size_t, const float* const*, int, double*, float*);
-template double orthogonalize(std::size_t, const double* const*, int, double*, double*);
+template double orthogonalize(std::size_t, const float* const*, int, double*, float*,
+                              const Reducer*);
+template double orthogonalize(std::size_t, const double* const*, int, double*, double*,
+                              const Reducer*);
 template void add_combination(std::size_t, const float* const*, int, const double*, float*);
 template void add_combination(std::size_t, const double* const*, int, const double*, double*);
 

@@ -5,13 +5,17 @@
 #pragma once
 #include <cstddef>
 
+#include "core/distribution.h"
+
 namespace jaxamg::krylov {
 
 // Modified Gram-Schmidt: for each basis[i] (orthonormal), h[i] = <w, basis[i]>
 // and w -= h[i] basis[i], with a second pass when cancellation was severe.
-// Returns ||w||_2 afterwards.
+// Returns ||w||_2 afterwards. With a reducer (distributed vectors) every
+// inner product is summed over the processes.
 template <class T>
-double orthogonalize(std::size_t n, const T* const* basis, int count, double* h, T* w);
+double orthogonalize(std::size_t n, const T* const* basis, int count, double* h, T* w,
+                     const Reducer* reduce = nullptr);
 
 // out += sum_i y[i] basis[i], two vectors per pass.
 template <class T>

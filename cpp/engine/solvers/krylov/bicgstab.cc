@@ -56,7 +56,7 @@ class BiCGStab final : public KrylovSolver<T> {
     T* phat = precond ? phat_.data() : p;
     T* shat = precond ? shat_.data() : r;
 
-    const double rho_new = cpu::dot(n, rs, r);
+    const double rho_new = this->global_dot(n, rs, r);
     // <r0, r> = 0: the shadow space is exhausted, unless r = 0.
     if (unusable_divisor(rho_new)) return this->stop_recurrence();
     if (first_) {
@@ -71,21 +71,21 @@ class BiCGStab final : public KrylovSolver<T> {
     rho_ = rho_new;
 
     if (precond) this->precondition(p, phat);
-    cpu::spmv(*A_, phat, v);
-    const double rv = cpu::dot(n, rs, v);
+    this->matvec(phat, v);
+    const double rv = this->global_dot(n, rs, v);
     if (unusable_divisor(rv)) return this->stop_recurrence();
     alpha_ = rho_ / rv;
     cpu::axpy<T>(n, static_cast<T>(-alpha_), v, r);  // r now holds s = r - alpha v
 
     if (precond) this->precondition(r, shat);
-    cpu::spmv(*A_, shat, t);
-    const double tt = cpu::dot(n, t, t);
+    this->matvec(shat, t);
+    const double tt = this->global_dot(n, t, t);
     if (unusable_divisor(tt)) {
       // t = A M s = 0: the half step is kept; with s = 0 it is the solution.
       cpu::axpy<T>(n, static_cast<T>(alpha_), phat, x);
       return this->stop_recurrence();
     }
-    omega_ = cpu::dot(n, t, r) / tt;
+    omega_ = this->global_dot(n, t, r) / tt;
     if (unusable_divisor(omega_)) {
       // The minimal-residual step is zero: keep the half step (x, r = s
       // consistent) and stop, since the next beta divides by omega.

@@ -57,7 +57,7 @@ class ConjugateGradient final : public KrylovSolver<T> {
     first_ = true;
     rr_valid_ = false;
     if (!this->has_preconditioner()) {
-      rr_ = cpu::dot(rows(), r_.data(), r_.data());
+      rr_ = this->global_dot(rows(), r_.data(), r_.data());
       rr_valid_ = true;
     }
   }
@@ -74,7 +74,7 @@ class ConjugateGradient final : public KrylovSolver<T> {
     double rz_new;
     if (precond) {
       this->precondition(r, z);
-      rz_new = cpu::dot(n, r, z);
+      rz_new = this->global_dot(n, r, z);
     } else {
       rz_new = rr_;
     }
@@ -89,7 +89,7 @@ class ConjugateGradient final : public KrylovSolver<T> {
       if (variant_ == CgVariant::kFlexible) {
         // Polak-Ribiere: <z_new, r_new - r_old> / <z_old, r_old>, with
         // r_new - r_old = -alpha q (q = A p of the previous step).
-        beta = -alpha_ * cpu::dot(n, z, q) / rz_;
+        beta = -alpha_ * this->global_dot(n, z, q) / rz_;
       } else {
         beta = rz_new / rz_;
       }
@@ -97,15 +97,15 @@ class ConjugateGradient final : public KrylovSolver<T> {
     }
     rz_ = rz_new;
 
-    cpu::spmv(*A_, p, q);
-    const double pq = cpu::dot(n, p, q);
+    this->matvec(p, q);
+    const double pq = this->global_dot(n, p, q);
     if (unusable_divisor(pq)) return this->stop_recurrence();
     alpha_ = rz_ / pq;
     cpu::axpy<T>(n, static_cast<T>(alpha_), p, x);
     cpu::axpy<T>(n, static_cast<T>(-alpha_), q, r);
     if (!precond) {
       // Needed for the next beta anyway; it also gives the loop its L2 norm.
-      rr_ = cpu::dot(n, r, r);
+      rr_ = this->global_dot(n, r, r);
     }
     return IterationResult::kContinue;
   }

@@ -63,9 +63,9 @@ class Fgmres final : public KrylovSolver<T> {
     const std::size_t n = rows();
     T* r = r_.data();
     if (j_ == 0) {
-      if (!first_cycle_) cpu::residual(*A_, x, b, r);
+      if (!first_cycle_) this->residual_of(x, b, r);
       first_cycle_ = false;
-      const double beta = cpu::norm(n, r, NormType::kL2);
+      const double beta = this->global_norm(n, r, NormType::kL2);
       estimate_ = beta;
       if (beta == 0.0) return IterationResult::kConverged;
       if (!std::isfinite(beta)) return IterationResult::kBreakdown;
@@ -78,7 +78,7 @@ class Fgmres final : public KrylovSolver<T> {
     T* z = dir(j);
     T* w = vec(j + 1);
     if (z != vec(j)) this->precondition(vec(j), z);
-    cpu::spmv(*A_, z, w);
+    this->matvec(z, w);
 
     // Rows rlo..j+1 of column j: orthogonalisation fills rows lo..j, the
     // rotation of row rlo = lo - 1 (truncated case) brings in one more.
@@ -87,7 +87,8 @@ class Fgmres final : public KrylovSolver<T> {
     double* col = truncated_ ? col_.data() : &H_[static_cast<std::size_t>(j) * ld_];
     if (lo > rlo) col[0] = 0;
     for (int i = lo; i <= j; ++i) ptrs_[i - lo] = vec(i);
-    const double hn = krylov::orthogonalize<T>(n, ptrs_.data(), j - lo + 1, col + (lo - rlo), w);
+    const double hn = krylov::orthogonalize<T>(n, ptrs_.data(), j - lo + 1, col + (lo - rlo), w,
+                                                  this->distribution());
     double col2 = hn * hn;
     for (int i = lo; i <= j; ++i) col2 += col[i - rlo] * col[i - rlo];
     const double tiny = unit_roundoff<T>() * std::sqrt(col2);

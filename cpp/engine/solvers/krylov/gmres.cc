@@ -57,9 +57,9 @@ class Gmres final : public KrylovSolver<T> {
     const std::size_t n = rows();
     T* r = r_.data();
     if (j_ == 0) {
-      if (!first_cycle_) cpu::residual(*A_, x, b, r);
+      if (!first_cycle_) this->residual_of(x, b, r);
       first_cycle_ = false;
-      const double beta = cpu::norm(n, r, NormType::kL2);
+      const double beta = this->global_norm(n, r, NormType::kL2);
       estimate_ = beta;
       if (beta == 0.0) return IterationResult::kConverged;
       if (!std::isfinite(beta)) return IterationResult::kBreakdown;
@@ -72,12 +72,12 @@ class Gmres final : public KrylovSolver<T> {
     T* w = basis(j + 1);
     if (this->has_preconditioner()) {
       this->precondition(basis(j), z_.data());
-      cpu::spmv(*A_, z_.data(), w);
+      this->matvec(z_.data(), w);
     } else {
-      cpu::spmv(*A_, basis(j), w);
+      this->matvec(basis(j), w);
     }
     double* h = &H_[static_cast<std::size_t>(j) * ld()];
-    const double hn = krylov::orthogonalize<T>(n, ptrs_.data(), j + 1, h, w);
+    const double hn = krylov::orthogonalize<T>(n, ptrs_.data(), j + 1, h, w, this->distribution());
     double col2 = hn * hn;
     for (int i = 0; i <= j; ++i) col2 += h[i] * h[i];
     const double tiny = unit_roundoff<T>() * std::sqrt(col2);

@@ -43,6 +43,8 @@ class Idr final : public KrylovSolver<T> {
   }
 
  protected:
+  // Its shadow-space products are not yet routed through global_dot.
+  bool supports_distribution() const override { return false; }
   using KrylovSolver<T>::A_;
   using KrylovSolver<T>::r_;
   using KrylovSolver<T>::rows;

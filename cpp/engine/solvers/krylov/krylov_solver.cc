@@ -46,7 +46,7 @@ void KrylovSolver<T>::initial_residual(const T* b, T* x, bool x_is_zero) {
     cpu::fill<T>(n, T(0), x);
     cpu::copy(n, b, r_.data());
   } else {
-    cpu::residual(*A_, x, b, r_.data());
+    this->residual_of(x, b, r_.data());
   }
 }
 
@@ -61,7 +61,7 @@ void KrylovSolver<T>::precondition(const T* r, T* z) {
 
 template <class T>
 IterationResult KrylovSolver<T>::stop_recurrence() const {
-  return cpu::norm(rows(), r_.data(), NormType::kL2) == 0.0 ? IterationResult::kConverged
+  return this->global_norm(rows(), r_.data(), NormType::kL2) == 0.0 ? IterationResult::kConverged
                                                           : IterationResult::kBreakdown;
 }
 

@@ -26,6 +26,8 @@ class KrylovSolver : public Solver<T> {
   // transposed solver, so that an AMG preconditioner keeps its hierarchy.
   std::unique_ptr<Solver<T>> make_transposed(std::shared_ptr<const CsrMatrix<T>> At) const override;
   std::vector<LevelInfo> hierarchy() const override;
+  // The preconditioner, nullptr without one (read by batched/).
+  const Solver<T>* preconditioner() const { return precond_.get(); }
 
  protected:
   using Solver<T>::A_;
@@ -44,6 +46,8 @@ class KrylovSolver : public Solver<T> {
   virtual void krylov_setup() = 0;
 
   bool is_krylov() const override { return true; }
+  // The methods use only matvec/residual_of/global_dot/global_norm.
+  bool supports_distribution() const override { return true; }
   // Every method here updates r_ by its recurrence, as AmgX's do.
   bool keeps_residual() const override { return true; }
 

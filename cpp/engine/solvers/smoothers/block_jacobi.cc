@@ -118,12 +118,15 @@ void BlockJacobiSolver<T>::block_sweep(const T* b, T* x, bool x_is_zero) {
   const T* v = A.val.data();
   T* r = next_.data();
   const T* bi = binv_.data();
+  // A distributed matrix forms the residual with its halo exchange first.
+  const bool have_residual = !x_is_zero && A.dist;
+  if (have_residual) A.dist->residual(A, x, b, r);
 #pragma omp parallel if (n > smoothers::kParallelRows)
   {
     if (x_is_zero) {
 #pragma omp for schedule(static)
       for (Index i = 0; i < n; ++i) r[i] = b[i];
-    } else {
+    } else if (!have_residual) {
 #pragma omp for schedule(static)
       for (Index i = 0; i < n; ++i) {
         T s = b[i];

@@ -21,6 +21,7 @@ class BlockJacobiSolver : public Solver<T>, public DiagonalScaling<T> {
   const T* scaled_block_inverse(Index node) const { return binv_.data() + node * k_ * k_; }
 
  protected:
+  bool supports_distribution() const override { return true; }
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
 

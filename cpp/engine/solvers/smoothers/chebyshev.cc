@@ -47,16 +47,23 @@ double tridiagonal_eigenvalue(const std::vector<double>& a, const std::vector<do
   return 0.5 * (lo + hi);
 }
 
-std::vector<double> start_vector(Index n) {
+// Entries offset .. offset + n - 1 of one fixed random sequence, so that a
+// distributed matrix (offset: the process's first global row) starts from
+// the same vector as the serial one.
+std::vector<double> start_vector(Index n, int64_t offset = 0) {
   std::mt19937 gen(20240917u);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  for (int64_t i = 0; i < offset; ++i) dist(gen);
   std::vector<double> v(n);
   for (double& x : v) x = dist(gen);
   return v;
 }
 
-double dot(const std::vector<double>& x, const std::vector<double>& y) {
-  return cpu::dot(x.size(), x.data(), y.data());
+// <x, y>, summed over the processes when `reduce` is set.
+double dot(const std::vector<double>& x, const std::vector<double>& y, const Reducer* reduce) {
+  double d = cpu::dot(x.size(), x.data(), y.data());
+  if (reduce) reduce->sum(&d, 1);
+  return d;
 }
 
 // body(i) for i in [0, n), in parallel above the smoothers' threshold.
@@ -128,7 +135,7 @@ void ChebyshevSolver<T>::solver_setup(bool reuse_structure) {
   // The diagonal recurrence keeps only the direction (the residual is
   // formed from x in the same pass); the generic one also needs r.
   p_.resize(n);
-  if (diagonal_) {
+  if (diagonal_ && !A.dist) {
     Vector<T>().swap(res_);
   } else {
     res_.resize(n);
@@ -142,7 +149,7 @@ void ChebyshevSolver<T>::apply_operator(const double* v, double* out, std::vecto
   // out = M^-1 A v, through the value type (setup only).
   const Index n = this->A_->nrows;
   for (Index i = 0; i < n; ++i) tv[i] = static_cast<T>(v[i]);
-  cpu::spmv(*this->A_, tv.data(), tout.data());
+  this->matvec(tv.data(), tout.data());
   if (diagonal_) {
     const T* sc = scale();
     for (Index i = 0; i < n; ++i) out[i] = static_cast<double>(sc[i]) * tout[i];
@@ -160,29 +167,47 @@ bool ChebyshevSolver<T>::lanczos(double* ritz_min, double* ritz_max) const {
   // B = S A with S > 0 is similar to the symmetric C = S^1/2 A S^1/2.
   const T* sc = scale();
   std::vector<double> sq(n);
-  for (Index i = 0; i < n; ++i) {
-    if (!(sc[i] > T(0))) return false;
+  bool positive = true;
+  for (Index i = 0; i < n && positive; ++i) {
+    positive = sc[i] > T(0);
     sq[i] = std::sqrt(static_cast<double>(sc[i]));
   }
-  std::vector<double> v = start_vector(n), v_prev(n, 0.0), w(n);
-  const double nv = std::sqrt(dot(v, v));
+  const Distribution<T>* distr = A.dist.get();
+  // Every process must take the same branch.
+  if (distr) positive = distr->max(positive ? 0.0 : 1.0) == 0.0;
+  if (!positive) return false;
+  std::vector<double> v = start_vector(n, distr ? distr->row_start() : 0), v_prev(n, 0.0), w(n);
+  std::vector<T> tv, tout;
+  if (distr) {
+    tv.resize(n);
+    tout.resize(n);
+  }
+  const double nv = std::sqrt(dot(v, v, distr));
   for (double& x : v) x /= nv;
   std::vector<double> alpha, beta;
-  const int m = std::min<Index>(kLanczosSteps, n);
+  const int64_t global_n = distr ? distr->global_rows() : n;
+  const int m = static_cast<int>(std::min<int64_t>(kLanczosSteps, global_n));
   for (int j = 0; j < m; ++j) {
     const double b_prev = beta.empty() ? 0.0 : beta.back();
+    if (distr) {
+      // The product needs ghost values: go through the value type.
+      for (Index i = 0; i < n; ++i) tv[i] = static_cast<T>(sq[i] * v[i]);
+      distr->spmv(A, tv.data(), tout.data());
+      for (Index i = 0; i < n; ++i) w[i] = sq[i] * static_cast<double>(tout[i]) - b_prev * v_prev[i];
+    } else {
 #pragma omp parallel for schedule(static) if (n > smoothers::kParallelRows)
-    for (Index i = 0; i < n; ++i) {
-      double s = 0;
-      for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
-        s += static_cast<double>(A.val[k]) * sq[A.col[k]] * v[A.col[k]];
+      for (Index i = 0; i < n; ++i) {
+        double s = 0;
+        for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+          s += static_cast<double>(A.val[k]) * sq[A.col[k]] * v[A.col[k]];
+        }
+        w[i] = sq[i] * s - b_prev * v_prev[i];
       }
-      w[i] = sq[i] * s - b_prev * v_prev[i];
     }
-    const double a = dot(w, v);
+    const double a = dot(w, v, distr);
     alpha.push_back(a);
     for (Index i = 0; i < n; ++i) w[i] -= a * v[i];
-    const double b = std::sqrt(dot(w, w));
+    const double b = std::sqrt(dot(w, w, distr));
     // An invariant subspace: the Ritz values are exact eigenvalues.
     if (j == m - 1 || b <= 1e-12 * std::abs(a)) break;
     beta.push_back(b);
@@ -197,15 +222,16 @@ bool ChebyshevSolver<T>::lanczos(double* ritz_min, double* ritz_max) const {
 template <class T>
 double ChebyshevSolver<T>::power_iteration() const {
   const Index n = this->A_->nrows;
-  std::vector<double> v = start_vector(n), y(n);
+  const Distribution<T>* distr = this->distribution();
+  std::vector<double> v = start_vector(n, distr ? distr->row_start() : 0), y(n);
   std::vector<T> tv(n), tout(n);
   double lambda = 0;
   for (int it = 0; it < kPowerSteps; ++it) {
-    const double nv = std::sqrt(dot(v, v));
+    const double nv = std::sqrt(dot(v, v, distr));
     if (nv == 0) break;
     for (double& x : v) x /= nv;
     apply_operator(v.data(), y.data(), tv, tout);
-    lambda = std::sqrt(dot(y, y));
+    lambda = std::sqrt(dot(y, y, distr));
     v.swap(y);
   }
   return lambda;
@@ -224,6 +250,7 @@ double ChebyshevSolver<T>::row_sum_bound() const {
     for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) s += std::abs(static_cast<double>(A.val[k]));
     bound = std::max(bound, s * std::abs(static_cast<double>(sc[i])));
   }
+  if (A.dist) bound = A.dist->max(bound);
   return bound;
 }
 
@@ -274,6 +301,12 @@ void ChebyshevSolver<T>::solve_init(const T* /*b*/, T* /*x*/, bool /*x_is_zero*/
 
 template <class T>
 void ChebyshevSolver<T>::coefficients(int k, double* alpha, double* beta) const {
+  step_coefficients(k, alpha_prev_, alpha, beta);
+}
+
+template <class T>
+void ChebyshevSolver<T>::step_coefficients(int k, double alpha_prev, double* alpha,
+                                           double* beta) const {
   const double theta = 0.5 * (lmax_ + lmin_);
   const double delta = 0.5 * (lmax_ - lmin_);
   if (k == 0) {
@@ -281,9 +314,9 @@ void ChebyshevSolver<T>::coefficients(int k, double* alpha, double* beta) const 
     *beta = 0;
     return;
   }
-  const double da = delta * alpha_prev_;
+  const double da = delta * alpha_prev;
   *beta = k == 1 ? 0.5 * da * da : 0.25 * da * da;
-  *alpha = 1 / (theta - *beta / alpha_prev_);
+  *alpha = 1 / (theta - *beta / alpha_prev);
 }
 
 template <class T>
@@ -309,6 +342,16 @@ void ChebyshevSolver<T>::step_diagonal(int k, const T* b, T* x, bool x_is_zero) 
       const T pi = s[i] * b[i];
       p[i] = pi;
       x[i] = alpha * pi;
+    });
+  } else if (A.dist) {
+    // The residual needs ghost values: form it first, then update.
+    T* r = res_.data();
+    A.dist->residual(A, x, b, r);
+    const bool first = k == 0;
+    for_rows(n, [=](Index i) {
+      const T pi = first ? s[i] * r[i] : s[i] * r[i] + beta * p[i];
+      p[i] = pi;
+      x[i] += alpha * pi;
     });
   } else {
     const bool first = k == 0;
@@ -345,8 +388,13 @@ void ChebyshevSolver<T>::step_generic(int k, const T* b, T* x, bool x_is_zero) {
     if (x_is_zero) {
       cpu::copy<T>(n, b, r);
     } else {
-      cpu::residual(A, x, b, r);
+      this->residual_of(x, b, r);
     }
+  } else if (A.dist) {
+    // r -= alpha_prev A p, with the product (halo exchange) in z first.
+    this->matvec(p, z);
+    const T alpha_prev = static_cast<T>(alpha_prev_);
+    for_rows(n, [=](Index i) { r[i] -= alpha_prev * z[i]; });
   } else {
     const T alpha_prev = static_cast<T>(alpha_prev_);
 #pragma omp parallel for schedule(static) if (n > smoothers::kParallelRows)

@@ -60,8 +60,14 @@ class ChebyshevSolver : public Solver<T> {
   double lambda_max() const { return lmax_; }
   double lambda_min() const { return lmin_; }
   int order() const { return order_; }
+  // The diagonal M^-1 of the recurrence, or nullptr when M is applied as a
+  // solver (non-diagonal preconditioner).
+  const T* diagonal_scale() const { return diagonal_ ? scale() : nullptr; }
+  // alpha_k and beta_k of recurrence step k, given alpha_{k-1}.
+  void step_coefficients(int k, double alpha_prev, double* alpha, double* beta) const;
 
  protected:
+  bool supports_distribution() const override { return true; }
   void solver_setup(bool reuse_structure) override;
   void solve_init(const T* b, T* x, bool x_is_zero) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;

@@ -34,6 +34,12 @@ void diagonal_sweep(const CsrMatrix<T>& A, const T* dw, const T* b, T* x, T* tmp
     for (Index i = 0; i < n; ++i) x[i] = dw[i] * b[i];
     return;
   }
+  if (A.dist) {
+    A.dist->residual(A, x, b, tmp);
+#pragma omp parallel for schedule(static) if (n > kParallelRows)
+    for (Index i = 0; i < n; ++i) x[i] += dw[i] * tmp[i];
+    return;
+  }
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
   const T* v = A.val.data();

@@ -36,6 +36,18 @@ IterationResult GaussSeidelSolver<T>::solve_iteration(const T* b, T* x, bool x_i
     }
     return IterationResult::kContinue;
   }
+  if (A.dist) {
+    const T* ghost = A.dist->ghost_values(x);  // ghost column c reads ghost[c - n]
+    for (Index i = 0; i < n; ++i) {
+      T r = b[i];
+      for (Index k = rp[i]; k < rp[i + 1]; ++k) {
+        const Index c = ci[k];
+        r -= v[k] * (c < n ? x[c] : ghost[c - n]);
+      }
+      x[i] += dw[i] * r;
+    }
+    return IterationResult::kContinue;
+  }
   for (Index i = 0; i < n; ++i) {
     T r = b[i];
     for (Index k = rp[i]; k < rp[i + 1]; ++k) r -= v[k] * x[ci[k]];

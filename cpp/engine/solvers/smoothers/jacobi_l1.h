@@ -20,6 +20,7 @@ class JacobiL1Solver : public Solver<T>, public DiagonalScaling<T> {
   const Vector<T>& scaled_inverse_diagonal() const override { return dinv_; }
 
  protected:
+  bool supports_distribution() const override { return true; }
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
 

@@ -1,0 +1,294 @@
+"""3D 7-point Poisson on a CUDA GPU: jaxamg (setup on the host, solve on the
+device) against jax.scipy.sparse.linalg.cg and CuPy's CG, float64, true
+relative residual 1e-8.
+
+Per size: jaxamg setup (first direct call minus a cached direct call),
+resetup (new values, same pattern), cached solve (jitted, the BCSR matrix an
+argument; median of 7), iterations, operator complexity, the
+traffic model (bytes per iteration, counted by the device solver) over the
+measured copy bandwidth against the measured time per iteration, the true
+residual, and the gradient (forward + adjoint) time; then jax.scipy CG with
+the BCSR matrix passed as an argument (not closed over) and CuPy CG.
+
+    python bench/gpu/bench_poisson_gpu.py --sizes 128 192 [--configs pcg_classical_l1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import scipy.sparse as sp
+from jax.experimental import sparse as jsparse
+
+import jaxamg
+from jaxamg import _ffi
+
+jax.config.update("jax_enable_x64", True)
+
+TOL = 1e-8
+
+CONFIGS = {
+    # PCG + classical AMG (PMIS, D2, Pmax 4, theta 0.25) with l1-Jacobi.
+    "pcg_classical_l1": {
+        "config_version": 2,
+        "solver": {
+            "scope": "main", "solver": "PCG", "max_iters": 500, "tolerance": TOL,
+            "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1,
+            "store_res_history": 1,
+            "preconditioner": {
+                "scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "selector": "PMIS",
+                "strength_threshold": 0.25, "interpolator": "D2", "interp_max_elements": 4,
+                "max_iters": 1, "cycle": "V", "presweeps": 1, "postsweeps": 1,
+                "max_levels": 25, "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
+                "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 1.0},
+            },
+        },
+    },
+    # PCG + classical AMG with Chebyshev(2) on l1-Jacobi: more work per level, fewer cycles.
+    "pcg_classical_cheby2": {
+        "config_version": 2,
+        "solver": {
+            "scope": "main", "solver": "PCG", "max_iters": 500, "tolerance": TOL,
+            "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1,
+            "store_res_history": 1,
+            "preconditioner": {
+                "scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "selector": "PMIS",
+                "strength_threshold": 0.25, "interpolator": "D2", "interp_max_elements": 4,
+                "max_iters": 1, "cycle": "V", "presweeps": 1, "postsweeps": 1,
+                "max_levels": 25, "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
+                "smoother": {
+                    "scope": "cheby", "solver": "CHEBYSHEV", "chebyshev_polynomial_order": 2,
+                    "chebyshev_lambda_estimate_mode": 3, "cheby_max_lambda": 1.0,
+                    "cheby_min_lambda": 0.25,
+                    "preconditioner": {"scope": "l1", "solver": "JACOBI_L1",
+                                       "relaxation_factor": 1.0},
+                },
+            },
+        },
+    },
+    # PCG + aggregation (SIZE_8) with l1-Jacobi: cheapest setup.
+    "pcg_aggregation_l1": {
+        "config_version": 2,
+        "solver": {
+            "scope": "main", "solver": "PCG", "max_iters": 500, "tolerance": TOL,
+            "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1,
+            "store_res_history": 1,
+            "preconditioner": {
+                "scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_8",
+                "max_iters": 1, "cycle": "V", "presweeps": 2, "postsweeps": 2,
+                "max_levels": 25, "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
+                "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 0.9},
+            },
+        },
+    },
+}
+
+
+def poisson3d(m: int) -> sp.csr_matrix:
+    """7-point Laplacian on an m^3 grid, Dirichlet, rows in x-fastest order."""
+    n = m**3
+    idx = np.arange(n, dtype=np.int64)
+    i, j, k = idx % m, (idx // m) % m, idx // (m * m)
+    rows, cols, vals = [idx], [idx], [np.full(n, 6.0)]
+    for off, ok in ((1, i > 0), (-1, i < m - 1), (m, j > 0), (-m, j < m - 1),
+                    (m * m, k > 0), (-m * m, k < m - 1)):
+        r = idx[ok]
+        rows.append(r)
+        cols.append(r - off)
+        vals.append(np.full(r.size, -1.0))
+    A = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                      shape=(n, n))
+    A.sort_indices()
+    A.indptr = A.indptr.astype(np.int32)
+    A.indices = A.indices.astype(np.int32)
+    return A
+
+
+def sync(x):
+    jax.block_until_ready(x)
+    return x
+
+
+def timed(fn, repeat=5):
+    ts = []
+    out = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = sync(fn())
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts), min(ts), out
+
+
+def copy_bandwidth() -> float:
+    """Device-to-device copy, bytes read + written per second (CuPy)."""
+    import cupy as cp
+
+    a = cp.ones(256 * 1024 * 1024, dtype=cp.float64)  # 2 GiB
+    b = cp.empty_like(a)
+    for _ in range(3):
+        cp.copyto(b, a)
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    start.record()
+    reps = 10
+    for _ in range(reps):
+        cp.copyto(b, a)
+    stop.record()
+    stop.synchronize()
+    t = cp.cuda.get_elapsed_time(start, stop) / 1e3 / reps
+    return 2 * a.nbytes / t
+
+
+def true_relres(M, x, b) -> float:
+    r = b - M @ x
+    return float(jnp.linalg.norm(r) / jnp.linalg.norm(b))
+
+
+def bench_jaxamg(name, cfg, A, Mg, bg, bw, out):
+    cuda = _ffi.cuda_native()
+    cuda.clear_cache()
+    # Direct call: the first one sets up on the host and uploads.
+    t0 = time.perf_counter()
+    x, info = jaxamg.solve(Mg, bg, config=cfg)
+    sync(x)
+    first = time.perf_counter() - t0
+    last = cuda.last_solve()
+    assert last["on_device"], last["host_reason"]
+    eager_med, _, _ = timed(lambda: jaxamg.solve(Mg, bg, config=cfg)[0], repeat=5)
+    # Resetup: new values on the same pattern (host resetup + upload + solve).
+    M2 = jsparse.BCSR((Mg.data * 1.000001, Mg.indices, Mg.indptr), shape=Mg.shape)
+    t0 = time.perf_counter()
+    sync(jaxamg.solve(M2, bg, config=cfg)[0])
+    resetup_total = time.perf_counter() - t0
+    # Jitted, the matrix an argument: a cached call does device work only.
+    solve = jax.jit(lambda M, rhs: jaxamg.solve(M, rhs, config=cfg))
+    sync(solve(Mg, bg))
+    solve_med, solve_min, (x, info) = timed(lambda: solve(Mg, bg), repeat=7)
+    last = cuda.last_solve()
+    its = int(info["iterations"])
+    levels = last["levels"]
+    op_cx = sum(l[1] for l in levels) / levels[0][1]
+    relres = true_relres(Mg, x, bg)
+    bytes_it = last["bytes"] / max(its, 1)
+    # Gradient (forward + adjoint) with respect to b, jitted, warm.
+    def loss(M, rhs):
+        return jnp.sum(jaxamg.solve(M, rhs, config=cfg)[0])
+
+    g = jax.jit(jax.grad(loss, argnums=1))
+    sync(g(Mg, bg))
+    grad_med, _, _ = timed(lambda: g(Mg, bg), repeat=5)
+    row = {
+        "method": f"jaxamg {name}", "n": A.shape[0], "nnz": A.nnz,
+        "setup_s": first - eager_med, "first_call_s": first,
+        "resetup_s": resetup_total - eager_med, "solve_s": solve_med, "solve_min_s": solve_min,
+        "solve_direct_call_s": eager_med,
+        "iterations": its, "status": int(info["status"]), "true_relres": relres,
+        "levels": len(levels), "op_complexity": op_cx,
+        "bytes_per_iter": bytes_it, "model_s_per_iter": bytes_it / bw,
+        "measured_s_per_iter": solve_med / max(its, 1), "grad_s": grad_med,
+        "grad_over_solve": grad_med / solve_med,
+    }
+    out.append(row)
+    print(json.dumps(row), flush=True)
+
+
+def bench_jax_cg(A, Mg, bg, out):
+    from jax.scipy.sparse.linalg import cg
+
+    @jax.jit
+    def run(M, b):
+        return cg(lambda v: M @ v, b, tol=TOL, atol=0.0, maxiter=20000)[0]
+
+    sync(run(Mg, bg))  # compile
+    med, mn, x = timed(lambda: run(Mg, bg), repeat=3)
+    row = {"method": "jax.scipy cg (BCSR argument)", "n": A.shape[0], "nnz": A.nnz,
+           "solve_s": med, "solve_min_s": mn, "true_relres": true_relres(Mg, x, bg)}
+    out.append(row)
+    print(json.dumps(row), flush=True)
+
+
+def bench_cupy_cg(A, b, out):
+    import cupy as cp
+    import cupyx.scipy.sparse as csp
+    from cupyx.scipy.sparse.linalg import cg
+
+    Ag = csp.csr_matrix(A)
+    bg = cp.asarray(b)
+    its = [0]
+
+    def count(_):
+        its[0] += 1
+
+    cg(Ag, bg, rtol=TOL, maxiter=20000)
+    cp.cuda.Device().synchronize()
+    ts = []
+    for _ in range(3):
+        its[0] = 0
+        t0 = time.perf_counter()
+        x, _ = cg(Ag, bg, rtol=TOL, maxiter=20000, callback=count)
+        cp.cuda.Device().synchronize()
+        ts.append(time.perf_counter() - t0)
+    rel = float(cp.linalg.norm(bg - Ag @ x) / cp.linalg.norm(bg))
+    row = {"method": "cupy cg", "n": A.shape[0], "nnz": A.nnz, "solve_s": statistics.median(ts),
+           "solve_min_s": min(ts), "iterations": its[0], "true_relres": rel}
+    out.append(row)
+    print(json.dumps(row), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[128, 192])
+    ap.add_argument("--configs", nargs="+", default=["pcg_classical_l1"])
+    ap.add_argument("--peers", action="store_true", help="also jax.scipy CG and CuPy CG")
+    args = ap.parse_args()
+    dev = jax.devices("gpu")[0]
+    print(f"# {datetime.datetime.now(datetime.timezone.utc).isoformat()} device: "
+          f"{dev.device_kind}; jax {jax.__version__}", flush=True)
+    bw = copy_bandwidth()
+    print(f"# measured device-to-device copy bandwidth: {bw / 1e12:.2f} TB/s (read + write)",
+          flush=True)
+    out = []
+    rng = np.random.default_rng(0)
+    for m in args.sizes:
+        t0 = time.perf_counter()
+        A = poisson3d(m)
+        b = rng.normal(size=A.shape[0])
+        print(f"# poisson3d-{m}: n={A.shape[0]} nnz={A.nnz} (built in "
+              f"{time.perf_counter() - t0:.1f} s)", flush=True)
+        Mg = jax.device_put(jsparse.BCSR((jnp.asarray(A.data), jnp.asarray(A.indices),
+                                          jnp.asarray(A.indptr)), shape=A.shape), dev)
+        bg = jax.device_put(jnp.asarray(b), dev)
+        for name in args.configs:
+            try:
+                bench_jaxamg(name, CONFIGS[name], A, Mg, bg, bw, out)
+            except Exception as e:  # keep the other measurements
+                print(f"# jaxamg {name} at {m}: FAILED {type(e).__name__}: {e}", flush=True)
+        if args.peers:
+            for fn, a in ((bench_jax_cg, (A, Mg, bg, out)), (bench_cupy_cg, (A, b, out))):
+                try:
+                    fn(*a)
+                except Exception as e:
+                    print(f"# {fn.__name__} at {m}: FAILED {type(e).__name__}: {e}", flush=True)
+        _ffi.cuda_native().clear_cache()
+    print("\n| method | n | setup s | resetup s | solve s | direct call s | iters | true relres | "
+          "op. cx | bytes/iter (model) | model s/iter | measured s/iter | grad s | grad/solve |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    f = lambda v, fmt: (fmt % v) if v is not None else ""
+    for r in out:
+        print(f"| {r['method']} | {r['n']} | {f(r.get('setup_s'), '%.3f')} | "
+              f"{f(r.get('resetup_s'), '%.3f')} | {f(r.get('solve_s'), '%.4f')} | "
+              f"{f(r.get('solve_direct_call_s'), '%.4f')} | "
+              f"{f(r.get('iterations'), '%d')} | {f(r.get('true_relres'), '%.2e')} | "
+              f"{f(r.get('op_complexity'), '%.2f')} | {f(r.get('bytes_per_iter'), '%.3g')} | "
+              f"{f(r.get('model_s_per_iter'), '%.2e')} | {f(r.get('measured_s_per_iter'), '%.2e')} | "
+              f"{f(r.get('grad_s'), '%.4f')} | {f(r.get('grad_over_solve'), '%.2f')} |")
+
+
+if __name__ == "__main__":
+    main()

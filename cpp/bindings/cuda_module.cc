@@ -1,0 +1,63 @@
+// nanobind module jaxamg._cuda: the XLA FFI handler of jaxamg_solve for the
+// CUDA platform (registered from Python with platform="CUDA"), its solver
+// cache (a separate instance from jaxamg._cpu's) and what the last solve did.
+#include <cuda_runtime_api.h>
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include <type_traits>
+
+#include "../ffi/cuda_solve_handler.h"
+#include "../ffi/solver_cache.h"
+#include "xla/ffi/api/c_api.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace nb = nanobind;
+
+XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveCuda);
+
+namespace {
+
+template <class T>
+nb::capsule encapsulate(T* fn) {
+  static_assert(std::is_invocable_r_v<XLA_FFI_Error*, T, XLA_FFI_CallFrame*>,
+                "not an XLA FFI handler");
+  return nb::capsule(reinterpret_cast<void*>(fn));
+}
+
+int device_count() {
+  int n = 0;
+  // No driver or no device: zero devices, not an error.
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+NB_MODULE(_cuda, m) {
+  m.doc() = "XLA FFI handler of jaxamg for CUDA devices";
+  m.def("registrations", [] {
+    nb::dict d;
+    d["jaxamg_solve"] = encapsulate(JaxamgSolveCuda);
+    return d;
+  });
+  m.def("device_count", &device_count);
+  m.def("clear_cache", [] { jaxamg::ffi_cache::SolverCache::instance().clear(); });
+  m.def("cache_size", [] { return jaxamg::ffi_cache::SolverCache::instance().entries().size(); });
+  m.def("total_setups", [] { return jaxamg::ffi_cache::SolverCache::instance().total_setups(); });
+  m.def("last_solve", [] {
+    const auto info = jaxamg::ffi_handlers::last_cuda_solve();
+    nb::dict d;
+    d["on_device"] = info.on_device;
+    d["host_reason"] = info.host_reason;
+    d["iterations"] = info.iterations;
+    d["bytes"] = info.bytes;
+    nb::list levels;
+    for (const auto& l : info.levels) levels.append(nb::make_tuple(l.first, l.second));
+    d["levels"] = levels;
+    return d;
+  });
+}

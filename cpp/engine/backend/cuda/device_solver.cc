@@ -1,0 +1,376 @@
+#include "backend/cuda/device_solver.h"
+
+#include <cmath>
+
+#include "amg/amg_solver.h"
+#include "backend/cuda/kernels.h"
+#include "core/error.h"
+#include "solvers/krylov/krylov_solver.h"
+
+namespace jaxamg::cuda {
+
+namespace {
+
+// The outer method by its registered name, or false.
+bool method_of(const std::string& name, int* m) {
+  static const char* names[] = {"CG", "PCG", "PCGF", "BICGSTAB", "PBICGSTAB", "AMG"};
+  for (int i = 0; i < 6; ++i) {
+    if (name == names[i]) {
+      *m = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+template <class T>
+const AmgSolver<T>* amg_of(const Solver<T>& top) {
+  if (const auto* a = dynamic_cast<const AmgSolver<T>*>(&top)) return a;
+  if (const auto* k = dynamic_cast<const KrylovSolver<T>*>(&top)) {
+    return dynamic_cast<const AmgSolver<T>*>(k->preconditioner());
+  }
+  return nullptr;
+}
+
+Reduce norm_reduction(NormType t) {
+  switch (t) {
+    case NormType::kL1: return Reduce::kSumAbs;
+    case NormType::kLMax: return Reduce::kMaxAbs;
+    case NormType::kL2: break;
+  }
+  return Reduce::kSumSquaresSqrt;
+}
+
+}  // namespace
+
+template <class T>
+std::string DeviceSolver<T>::unsupported(const Solver<T>& top) {
+  int m = 0;
+  if (!method_of(top.name(), &m)) return "solver " + top.name();
+  if (top.matrix().dist) return "a distributed matrix";
+  const auto* k = dynamic_cast<const KrylovSolver<T>*>(&top);
+  if (k && k->preconditioner() && !dynamic_cast<const AmgSolver<T>*>(k->preconditioner())) {
+    return "preconditioner " + k->preconditioner()->name() + " of " + top.name();
+  }
+  const Config& cfg = top.context().config;
+  if (cfg.get_int("print_solve_stats", top.scope()) != 0 ||
+      cfg.get_int("obtain_timings", top.scope()) != 0) {
+    return "print_solve_stats/obtain_timings (statistics text is printed by the host loop)";
+  }
+  if (const AmgSolver<T>* amg = amg_of(top)) {
+    if (amg != &top && amg->monitors_residual()) {
+      return "an AMG preconditioner that monitors its residual";
+    }
+    return DeviceAmg<T>::unsupported(*amg);
+  }
+  return "";
+}
+
+template <class T>
+DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
+  const std::string why = unsupported(top);
+  if (!why.empty()) throw NotSupported("CUDA backend: " + why + " does not run on the GPU");
+  int m = 0;
+  method_of(top.name(), &m);
+  method_ = static_cast<Method>(m);
+  n_ = top.matrix().nrows;
+  check(cusparseCreate(&handle_), "cusparseCreate");
+  try {
+    if (const AmgSolver<T>* amg = amg_of(top)) {
+      amg_ = std::make_unique<DeviceAmg<T>>(handle_, *amg);
+    }
+    if (amg_ && &amg_of(top)->level_matrix(0) == &top.matrix()) {
+      A_ = &amg_->fine_matrix();
+    } else {
+      own_A_.upload(handle_, top.matrix());
+      A_ = &own_A_;
+    }
+    const std::size_t n = static_cast<std::size_t>(n_);
+    r_.resize(n);
+    switch (method_) {
+      case Method::kCG:
+      case Method::kPCG:
+      case Method::kPCGF:
+        p_.resize(n);
+        q_.resize(n);
+        if (amg_) z_.resize(n);
+        break;
+      case Method::kBiCGStab:
+      case Method::kPBiCGStab:
+        shadow_.resize(n);
+        p_.resize(n);
+        v_.resize(n);
+        t_.resize(n);
+        if (amg_) {
+          phat_.resize(n);
+          shat_.resize(n);
+        }
+        break;
+      case Method::kAmg:
+        break;
+    }
+    scal_.resize(kNumSlots);
+    work_.resize(kReduceBlocks);
+    flags_.resize(2);
+    check(cudaMallocHost(reinterpret_cast<void**>(&pinned_), 4 * sizeof(double)),
+          "cudaMallocHost");
+  } catch (...) {
+    cusparseDestroy(handle_);
+    throw;
+  }
+}
+
+template <class T>
+DeviceSolver<T>::~DeviceSolver() {
+  if (pinned_) cudaFreeHost(pinned_);
+  if (handle_) cusparseDestroy(handle_);
+}
+
+template <class T>
+void DeviceSolver<T>::spmv(T alpha, const T* x, T beta, T* y) {
+  A_->spmv(handle_, alpha, x, beta, y);
+  traffic_.bytes += A_->spmv_bytes() + (beta != T(0) ? n_ * sizeof(T) : 0);
+}
+
+template <class T>
+void DeviceSolver<T>::residual(const T* x, const T* b, T* r) {
+  check(cudaMemcpyAsync(r, b, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+        "cudaMemcpyAsync (residual)");
+  traffic_.bytes += 2.0 * n_ * sizeof(T);
+  spmv(T(-1), x, T(1), r);
+}
+
+template <class T>
+void DeviceSolver<T>::reduce_to(Reduce op, const T* x, const T* y, int slot) {
+  reduce<T>(op, n_, x, y, work_.data(), scal_.data(), slot, stream_);
+  traffic_.bytes += (y ? 2.0 : 1.0) * n_ * sizeof(T);
+}
+
+template <class T>
+void DeviceSolver<T>::precondition(const T* r, T* z) {
+  amg_->precondition(r, z, stream_);
+}
+
+template <class T>
+void DeviceSolver<T>::read_back(NormType type, double out[3]) {
+  reduce_to(norm_reduction(type), r_.data(), nullptr, kNorm);
+  check(cudaMemcpyAsync(pinned_, scal_.data(), 3 * sizeof(double), cudaMemcpyDeviceToHost,
+                        stream_),
+        "cudaMemcpyAsync (solver scalars)");
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (convergence test)");
+  out[0] = pinned_[kStop];
+  out[1] = pinned_[kHalf];
+  out[2] = pinned_[kNorm];
+}
+
+template <class T>
+bool DeviceSolver<T>::all_finite(const T* x) {
+  check(cudaMemsetAsync(flags_.data(), 0, 2 * sizeof(int), stream_), "cudaMemsetAsync (flags)");
+  inspect<T>(n_, x, nullptr, flags_.data(), stream_);
+  int h[2] = {0, 0};
+  check(cudaMemcpyAsync(h, flags_.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (flags)");
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (finite check)");
+  return h[0] == 0;
+}
+
+// KrylovSolver::initial_residual plus each method's solve_init.
+template <class T>
+void DeviceSolver<T>::method_init(const T* b, T* x, bool x_is_zero) {
+  first_ = true;
+  if (method_ == Method::kAmg) return;
+  if (x_is_zero) {
+    fill<T>(n_, T(0), x, stream_);
+    check(cudaMemcpyAsync(r_.data(), b, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+          "cudaMemcpyAsync (initial residual)");
+  } else {
+    residual(x, b, r_.data());
+  }
+  if (method_ == Method::kBiCGStab || method_ == Method::kPBiCGStab) {
+    check(cudaMemcpyAsync(shadow_.data(), r_.data(), n_ * sizeof(T), cudaMemcpyDeviceToDevice,
+                          stream_),
+          "cudaMemcpyAsync (shadow residual)");
+  }
+}
+
+// One solve_iteration of cg.cc / bicgstab.cc, scalars on the device; for AMG
+// one cycle. A stop (unusable divisor) leaves kStop set, with the vectors as
+// the CPU method leaves them when it returns early.
+template <class T>
+void DeviceSolver<T>::method_iteration(T* x) {
+  const std::size_t n = static_cast<std::size_t>(n_);
+  const double vec = static_cast<double>(n) * sizeof(T);
+  check(cudaMemsetAsync(scal_.data(), 0, 2 * sizeof(double), stream_), "cudaMemsetAsync (stop)");
+  T* r = r_.data();
+  switch (method_) {
+    case Method::kAmg:  // solve() runs the cycles itself
+      break;
+    case Method::kCG:
+    case Method::kPCG:
+    case Method::kPCGF: {
+      const bool precond = amg_ != nullptr;
+      T* z = precond ? z_.data() : r;
+      if (precond) precondition(r, z);
+      reduce_to(Reduce::kDot, r, z, kRzNew);
+      const bool flexible = method_ == Method::kPCGF;
+      if (flexible && !first_) reduce_to(Reduce::kDot, z, q_.data(), kZq);
+      cg_direction(scal_.data(), first_, flexible, stream_);
+      cg_new_direction<T>(n, scal_.data(), first_, z, p_.data(), stream_);
+      traffic_.bytes += (first_ ? 2 : 3) * vec;
+      first_ = false;
+      spmv(T(1), p_.data(), T(0), q_.data());
+      reduce_to(Reduce::kDot, p_.data(), q_.data(), kPq);
+      cg_step(scal_.data(), stream_);
+      cg_update<T>(n, scal_.data(), p_.data(), q_.data(), x, r, stream_);
+      traffic_.bytes += 6 * vec;
+      break;
+    }
+    case Method::kBiCGStab:
+    case Method::kPBiCGStab: {
+      const bool precond = amg_ != nullptr;
+      T* phat = precond ? phat_.data() : p_.data();
+      T* shat = precond ? shat_.data() : r;
+      reduce_to(Reduce::kDot, shadow_.data(), r, kRzNew);
+      bicg_rho(scal_.data(), first_, stream_);
+      bicg_direction<T>(n, scal_.data(), first_, r, v_.data(), p_.data(), stream_);
+      traffic_.bytes += (first_ ? 2 : 4) * vec;
+      first_ = false;
+      if (precond) precondition(p_.data(), phat);
+      spmv(T(1), phat, T(0), v_.data());
+      reduce_to(Reduce::kDot, shadow_.data(), v_.data(), kPq);
+      bicg_alpha(scal_.data(), stream_);
+      axpy_slot<T>(n, scal_.data(), kAlpha, -1.0, v_.data(), r, stream_);
+      traffic_.bytes += 3 * vec;
+      if (precond) precondition(r, shat);
+      spmv(T(1), shat, T(0), t_.data());
+      reduce_to(Reduce::kDot, t_.data(), t_.data(), kTt);
+      reduce_to(Reduce::kDot, t_.data(), r, kTr);
+      bicg_omega(scal_.data(), stream_);
+      bicg_update<T>(n, scal_.data(), phat, shat, t_.data(), x, r, stream_);
+      traffic_.bytes += 7 * vec;
+      break;
+    }
+  }
+}
+
+template <class T>
+SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t stream) {
+  stream_ = stream;
+  check(cusparseSetStream(handle_, stream), "cusparseSetStream");
+  // The stop flags are read after every iteration, also by methods that
+  // never set them (AMG): start from zeros.
+  check(cudaMemsetAsync(scal_.data(), 0, kNumSlots * sizeof(double), stream_),
+        "cudaMemsetAsync (solver scalars)");
+  traffic_.bytes = 0;
+  if (amg_) amg_->traffic().bytes = 0;
+  const Solver<T>& S = top_;
+  const bool monitor = S.monitors_residual();
+  const bool store = S.stores_history();
+  const NormType norm_type = monitor ? S.norm_type() : NormType::kL2;
+  const bool keeps_residual = method_ != Method::kAmg;
+  const int max_iters = S.max_iters();
+  const bool x_is_zero = !use_x0;
+
+  SolveResult res;
+  int iterations = 0;
+  double initial = -1, largest = -1, final_norm = -1;
+  bool done = false;
+  Status status = Status::kSuccess;
+  double back[3];
+
+  if (monitor) {
+    if (x_is_zero) {
+      check(cudaMemcpyAsync(r_.data(), b, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+            "cudaMemcpyAsync (initial residual)");
+    } else {
+      residual(x, b, r_.data());
+    }
+    read_back(norm_type, back);
+    initial = largest = final_norm = back[2];
+    if (store) res.history.push_back(initial);
+    if (!std::isfinite(initial)) {
+      status = Status::kFailed;
+      done = true;
+    } else if (S.converged_with(initial, initial, largest)) {
+      done = true;
+    }
+  }
+  if (!done && max_iters == 0) {
+    status = monitor ? Status::kNotConverged : Status::kSuccess;
+    done = true;
+  }
+  bool first_pass = true;
+  while (!done) {
+    const bool zero_start = x_is_zero && first_pass;
+    method_init(b, x, zero_start);
+    first_pass = false;
+    bool from_recurrence = false;
+    while (iterations < max_iters && !done) {
+      if (method_ == Method::kAmg) {
+        amg_->cycle(b, x, x_is_zero && iterations == 0, stream_);
+        if (monitor) residual(x, b, r_.data());
+      } else {
+        method_iteration(x);
+      }
+      ++iterations;
+      // AMG without monitoring needs no read-back: it never stops early.
+      const bool need_back = monitor || method_ != Method::kAmg;
+      if (need_back) read_back(norm_type, back);
+      const bool stopped = need_back && back[0] != 0.0;
+      // stop_recurrence(): an exactly zero residual means converged.
+      const bool step_converged = stopped && back[2] == 0.0;
+      const bool step_breakdown = stopped && !step_converged;
+      if (monitor) {
+        from_recurrence = keeps_residual;
+        final_norm = back[2];
+        largest = std::max(largest, final_norm);
+        if (store) res.history.push_back(final_norm);
+        if (!std::isfinite(final_norm)) {
+          status = Status::kFailed;
+          done = true;
+        } else if (step_converged || S.converged_with(final_norm, initial, largest)) {
+          status = Status::kSuccess;
+          done = true;
+        }
+      } else if (step_converged) {
+        done = true;
+      }
+      if (!done && step_breakdown) {
+        status = Status::kDiverged;
+        done = true;
+      }
+    }
+    if (!done) {
+      status = monitor ? Status::kNotConverged
+                       : (method_ != Method::kAmg ? Status::kSuccess : Status::kNotConverged);
+      break;
+    }
+    if (status == Status::kSuccess && from_recurrence) {
+      // The true residual b - A x before reporting SUCCESS (Solver::solve).
+      residual(x, b, r_.data());
+      read_back(norm_type, back);
+      const double true_norm = back[2];
+      if (std::isfinite(true_norm) && !S.converged_with(true_norm, initial, largest)) {
+        final_norm = true_norm;
+        if (store && !res.history.empty()) res.history.back() = true_norm;
+        if (iterations < max_iters) {
+          done = false;
+          continue;
+        }
+        status = Status::kNotConverged;
+      }
+    }
+  }
+  if (x_is_zero && iterations == 0) fill<T>(n_, T(0), x, stream_);
+  if (!all_finite(x)) status = Status::kFailed;
+  res.status = status;
+  res.iterations = iterations;
+  res.residual = monitor ? final_norm : -1;
+  last_bytes_ = traffic_.bytes + (amg_ ? amg_->traffic().bytes : 0);
+  return res;
+}
+
+template class DeviceSolver<float>;
+template class DeviceSolver<double>;
+
+}  // namespace jaxamg::cuda

@@ -1,0 +1,84 @@
+// Row loops shared by the multi-vector kernels (internal to batched/): a
+// sparse row times k lane-interleaved vectors, in chunks of kChunk lanes
+// with a compile-time inner loop, so that the row's entries are read once
+// for every lane while the lane loop vectorises.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <type_traits>
+
+#include "core/csr_matrix.h"
+
+namespace jaxamg::batched::rows {
+
+// Below this much work (rows x lanes) OpenMP's fork/join costs more than the
+// loop; the value of backend/cpu/blas.cc.
+constexpr std::ptrdiff_t kParallelMin = 8192;
+constexpr int kChunk = 8;
+
+template <class F>
+inline void with_width(int w, F&& f) {
+  switch (w) {
+    case 1: f(std::integral_constant<int, 1>{}); break;
+    case 2: f(std::integral_constant<int, 2>{}); break;
+    case 3: f(std::integral_constant<int, 3>{}); break;
+    case 4: f(std::integral_constant<int, 4>{}); break;
+    case 5: f(std::integral_constant<int, 5>{}); break;
+    case 6: f(std::integral_constant<int, 6>{}); break;
+    case 7: f(std::integral_constant<int, 7>{}); break;
+    default: f(std::integral_constant<int, 8>{}); break;
+  }
+}
+
+// body(i) for rows i in [0, n); parallel (static schedule) for large blocks.
+template <class Body>
+inline void for_each_row(std::ptrdiff_t n, int k, Body&& body) {
+  if (n * k <= kParallelMin || n <= 1) {
+    for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
+}
+
+// acc = sum_p v_p X[ci_p] (Sign +1, from 0) or init - sum_p v_p X[ci_p]
+// (Sign -1) over one row for lanes [j0, j0 + W), accumulated in the order
+// of blas.cc's single-vector loops.
+template <int W, int Sign, class T>
+inline void row_lanes(const Index* ci, const T* v, Index p0, Index p1, const T* X, int k, int j0,
+                      const T* init, T* acc) {
+  for (int j = 0; j < W; ++j) acc[j] = init ? init[j] : T(0);
+  for (Index p = p0; p < p1; ++p) {
+    const T a = v[p];
+    const T* x = X + static_cast<std::size_t>(ci[p]) * k + j0;
+#pragma omp simd
+    for (int j = 0; j < W; ++j) {
+      if (Sign > 0) {
+        acc[j] += a * x[j];
+      } else {
+        acc[j] -= a * x[j];
+      }
+    }
+  }
+}
+
+// For every row i and lane chunk: r = B_i - A_i X (lanes [j0, j0 + W)),
+// then f(i, j0, W, r) with W a compile-time width; rows run in parallel.
+template <class T, class F>
+inline void residual_rows(const CsrMatrix<T>& A, const T* X, const T* B, int k, F&& f) {
+  const Index* rp = A.row_ptr.data();
+  const Index* ci = A.col.data();
+  const T* v = A.val.data();
+  for_each_row(A.nrows, k, [&](std::ptrdiff_t i) {
+    const std::size_t o = static_cast<std::size_t>(i) * k;
+    for (int j0 = 0; j0 < k; j0 += kChunk) {
+      with_width(std::min(kChunk, k - j0), [&](auto W) {
+        T r[W.value];
+        row_lanes<W.value, -1, T>(ci, v, rp[i], rp[i + 1], X, k, j0, B + o + j0, r);
+        f(static_cast<Index>(i), j0, W, r);
+      });
+    }
+  });
+}
+
+}  // namespace jaxamg::batched::rows

@@ -1,0 +1,102 @@
+// How the rows of a matrix are spread over processes, seen from the engine.
+//
+// A distributed matrix is a CsrMatrix holding this process's block of rows
+// with its columns renumbered: [0, nrows) are the rows it owns, [nrows,
+// ncols) are "ghost" columns owned by other processes. The matrix carries a
+// Distribution (CsrMatrix::dist) that knows how to fetch ghost values and
+// how to reduce across processes; the solvers call it through the few
+// kernels of Solver<T> (matvec, residual_of, global_dot, global_norm) and
+// never learn about MPI. The implementation (halo plans over MPI) lives in
+// cpp/engine/dist/, a separate library, so the engine stays MPI-free.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/error.h"
+#include "core/types.h"
+
+namespace jaxamg {
+
+template <class T>
+struct CsrMatrix;
+template <class T>
+class Solver;
+struct SolverContext;
+
+// Reductions over the processes of one communicator.
+class Reducer {
+ public:
+  virtual ~Reducer() = default;
+  // v[i] = sum over processes of v[i].
+  virtual void sum(double* v, int count) const = 0;
+  virtual double max(double v) const = 0;
+  // Collective: every process passes its local error (empty if none); if any
+  // process failed, every process throws the same exception (the first
+  // failing process's message prefixed with "rank R: ").
+  virtual void agree(const std::string& local_error, int kind) const = 0;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+};
+
+template <class T>
+class Distribution : public Reducer {
+ public:
+  // First global row owned by this process, and the global row count.
+  virtual int64_t row_start() const = 0;
+  virtual int64_t global_rows() const = 0;
+  // y = A x and r = b - A x for the owned rows; x has A.nrows entries. A
+  // has the structure this Distribution was built for (values may differ).
+  virtual void spmv(const CsrMatrix<T>& A, const T* x, T* y) const = 0;
+  virtual void residual(const CsrMatrix<T>& A, const T* x, const T* b, T* r) const = 0;
+  // The ghost values of x (ncols - nrows entries, in ghost column order).
+  virtual const T* ghost_values(const T* x) const = 0;
+  // The distributed multigrid that the engine's AMG (config scope `scope`)
+  // hands its setup and cycles to on this matrix.
+  virtual std::unique_ptr<Solver<T>> make_multigrid(SolverContext& ctx,
+                                                    const std::string& scope) const = 0;
+};
+
+// Error kinds carried through Reducer::agree (the exception type rethrown).
+enum class ErrorKind : int { kInvalidInput = 0, kConfig = 1, kNotSupported = 2, kSetup = 3, kOther = 4 };
+
+// Runs f; returns the exception's message and sets *kind, or returns ""
+// if f returned normally. Used to turn a local failure into data that the
+// processes can agree on before anyone throws.
+template <class F>
+std::string capture_error(F&& f, int* kind) {
+  try {
+    f();
+  } catch (const InvalidInput& e) {
+    *kind = static_cast<int>(ErrorKind::kInvalidInput);
+    return e.what();
+  } catch (const ConfigError& e) {
+    *kind = static_cast<int>(ErrorKind::kConfig);
+    return e.what();
+  } catch (const NotSupported& e) {
+    *kind = static_cast<int>(ErrorKind::kNotSupported);
+    return e.what();
+  } catch (const SetupError& e) {
+    *kind = static_cast<int>(ErrorKind::kSetup);
+    return e.what();
+  } catch (const std::exception& e) {
+    *kind = static_cast<int>(ErrorKind::kOther);
+    const std::string what = e.what();
+    return what.empty() ? std::string("unknown error") : what;
+  }
+  return std::string();
+}
+
+// Throws the exception of `kind` with message `msg`.
+[[noreturn]] inline void throw_error_of_kind(int kind, const std::string& msg) {
+  switch (static_cast<ErrorKind>(kind)) {
+    case ErrorKind::kInvalidInput: throw InvalidInput(msg);
+    case ErrorKind::kConfig: throw ConfigError(msg);
+    case ErrorKind::kNotSupported: throw NotSupported(msg);
+    case ErrorKind::kSetup: throw SetupError(msg);
+    default: throw std::runtime_error(msg);
+  }
+}
+
+}  // namespace jaxamg

@@ -1,0 +1,481 @@
+#include "dist/dist_amg.h"
+
+#include <algorithm>
+
+#include "amg/coarsening.h"
+#include "core/error.h"
+
+namespace jaxamg::dist {
+
+template <class T>
+DistAmg<T>::DistAmg(SolverContext& ctx, const std::string& scope, const Communicator& comm)
+    : Solver<T>(ctx, scope, "AMG"), comm_(comm) {
+  presweeps_ = this->param_int("presweeps");
+  postsweeps_ = this->param_int("postsweeps");
+  coarsest_sweeps_ = this->param_int("coarsest_sweeps");
+  const std::string cycle = this->param_string("cycle");
+  if (cycle == "V") {
+    gamma_ = 1;
+  } else if (cycle == "W") {
+    gamma_ = 2;
+  } else {
+    throw NotSupported("AMG (scope '" + scope + "'): cycle " + cycle + " does not run on a "
+                       "distributed matrix; use cycle V or W");
+  }
+}
+
+template <class T>
+void DistAmg<T>::revalue() {
+  // Same structure, new values: A_c = sum of coef_k a_k into the kept slots,
+  // level by level; aggregates, plans and coarse patterns stay.
+  levels_[0].A = this->A_;
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    Level& L = levels_[l];
+    auto Ac = std::make_shared<CsrMatrix<T>>(*levels_[l + 1].A);  // keeps its plan
+    std::fill(Ac->val.begin(), Ac->val.end(), T(0));
+    const CsrMatrix<T>& A = *L.A;
+    for (std::size_t k = 0; k < A.val.size(); ++k) {
+      if (L.coarse_slot[k] >= 0) Ac->val[L.coarse_slot[k]] += L.coef[k] * A.val[k];
+    }
+    levels_[l + 1].A = Ac;
+  }
+  for (Level& L : levels_) {
+    if (L.smoother) L.smoother->setup(L.A, true);
+  }
+  if (consolidated_) consolidate();
+}
+
+template <class T>
+void DistAmg<T>::solver_setup(bool reuse_structure) {
+  bool reuse = reuse_structure && !levels_.empty() && levels_[0].A &&
+               levels_[0].A->nnz() == this->A_->nnz();
+  // Interpolation weights of classical AMG depend on the values: rebuild.
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) reuse = reuse && levels_[l].piecewise;
+  // The processes must take the same path (different collectives otherwise).
+  if (comm_.min_int(reuse ? 1 : 0) == 1) {
+    revalue();
+    return;
+  }
+  const Config& cfg = this->ctx_.config;
+  const std::string& scope = this->scope_;
+  const int max_levels = this->param_int("max_levels");
+  const SolverRef coarse_ref = cfg.get_solver("coarse_solver", scope);
+  const bool dense_lu = coarse_ref.name == "DENSE_LU_SOLVER";
+  const int64_t min_rows = dense_lu ? this->param_int("dense_lu_num_rows")
+                                    : this->param_int("min_coarse_rows");
+  levels_.clear();
+  coarse_.reset();
+  consolidated_ = false;
+  levels_.emplace_back();
+  levels_[0].A = this->A_;
+  for (int l = 0;; ++l) {
+    Level& L = levels_[l];
+    L.op = dynamic_cast<const DistOperator<T>*>(L.A->dist.get());
+    if (L.op == nullptr) throw SetupError("AMG: a level of the distributed hierarchy has no halo plan");
+    L.global_rows = comm_.sum_int(L.A->nrows);
+    L.global_nnz = comm_.sum_int(L.A->nnz());
+    if (l + 1 >= max_levels || L.global_rows <= min_rows || !coarsen(l, min_rows)) break;
+  }
+  // Smoothers on every level; on the coarsest only without a coarse solver.
+  // As the serial AMG, a coarsest level beyond dense_lu_max_rows is smoothed
+  // rather than factorised (and then not gathered either).
+  const int64_t max_dense = this->param_int("dense_lu_max_rows");
+  const bool want_coarse =
+      coarse_ref.name != "NOSOLVER" &&
+      !(dense_lu && max_dense > 0 && levels_.back().global_rows > max_dense);
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    Level& L = levels_[l];
+    const std::size_t n = static_cast<std::size_t>(L.A->nrows);
+    if (l > 0) {
+      L.b.assign(n, T(0));
+      L.x.assign(n, T(0));
+    }
+    L.r.assign(n, T(0));
+    if (l + 1 == levels_.size() && want_coarse) continue;
+    comm_.agree_on([&] { L.smoother = this->create_child("smoother"); });
+    if (L.smoother) L.smoother->setup(L.A, false);
+  }
+  if (want_coarse) consolidate();
+}
+
+template <class T>
+bool DistAmg<T>::coarsen(int l, int64_t min_rows) {
+  Level& L = levels_[l];
+  const CsrMatrix<T>& A = *L.A;
+  const Index n = A.nrows;
+  // The owned square block: coarsening never looks across processes. For
+  // classical AMG and smoothed aggregation the couplings to other processes
+  // are lumped onto the diagonal, so that interpolation at the process
+  // boundary still reproduces what the full rows do to a constant (dropping
+  // them would make those rows look like a Dirichlet boundary).
+  const bool lump = this->param_string("algorithm") == "CLASSICAL" ||
+                    this->param_int("x_smoothed_aggregation") != 0;
+  CsrMatrix<T> own(n, n);
+  own.block_dim = A.block_dim;
+  for (Index i = 0; i < n; ++i) {
+    T dropped = 0;
+    Index diag = -1;
+    for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      if (A.col[k] >= n) {
+        dropped += A.val[k];
+        continue;
+      }
+      if (A.col[k] == i) diag = static_cast<Index>(own.col.size());
+      own.col.push_back(A.col[k]);
+      own.val.push_back(A.val[k]);
+    }
+    if (lump && diag >= 0) own.val[diag] += dropped;
+    own.row_ptr[i + 1] = static_cast<Index>(own.col.size());
+  }
+  own.find_diagonal();
+  std::unique_ptr<Coarsening<T>> coarsening;
+  TransferOperators<T> ops;
+  Index coarse_block = A.block_dim;
+  comm_.agree_on([&] {
+    coarsening = make_coarsening<T>(this->ctx_.config, this->scope_, l);
+    coarsening->build(own, ops);
+    coarse_block = coarsening->coarse_block_dim(A.block_dim);
+  });
+  const Index nc = ops.P.ncols;
+  const int64_t global_nc = comm_.sum_int(nc);
+  // As the serial AMG: keep the coarse level only if it is smaller and not
+  // below the coarsest size.
+  const double threshold = this->param_double("coarsen_threshold");
+  if (global_nc == 0 || global_nc >= L.global_rows ||
+      static_cast<double>(global_nc) > threshold * static_cast<double>(L.global_rows) ||
+      global_nc < min_rows) {
+    return false;
+  }
+  L.nc = nc;
+  L.P = std::move(ops.P);
+  const RowPartition cpart = RowPartition::from_counts(comm_, nc);
+  // Piecewise constant P (aggregation): the fast path with value-only
+  // resetup. Any process with a longer row sends everyone the general way.
+  bool multi = false;
+  for (Index i = 0; i < n && !multi; ++i) multi = L.P.row_ptr[i + 1] - L.P.row_ptr[i] > 1;
+  L.piecewise = comm_.max_int(multi ? 1 : 0) == 0;
+  if (!L.piecewise) {
+    L.coef.clear();
+    L.coarse_slot.clear();
+    LocalMatrix<T> coarse = galerkin(L, cpart, coarse_block);
+    levels_.emplace_back();
+    levels_.back().A = coarse.A;
+    return true;
+  }
+  // A row of P without an entry (a point left out of every aggregate, e.g.
+  // one with no coupling inside this process) gets no coarse correction.
+  std::vector<Index> agg(n);
+  std::vector<T> pval(n);
+  for (Index i = 0; i < n; ++i) {
+    const bool in_aggregate = L.P.row_ptr[i + 1] > L.P.row_ptr[i];
+    agg[i] = in_aggregate ? L.P.col[L.P.row_ptr[i]] : -1;
+    pval[i] = in_aggregate ? L.P.val[L.P.row_ptr[i]] : T(0);
+  }
+  // Coarse global ids and P values of the ghost rows, through the halo plan.
+  const HaloPlan& plan = L.op->plan();
+  std::vector<int64_t> gid(n), ghost_gid(plan.num_ghosts());
+  for (Index i = 0; i < n; ++i) gid[i] = agg[i] < 0 ? -1 : cpart.row_start + agg[i];
+  plan.exchange(gid.data(), ghost_gid.data());
+  std::vector<T> ghost_p(plan.num_ghosts());
+  plan.exchange(pval.data(), ghost_p.data());
+  // A_c(I, J) = sum over fine i in I, j in J of p_i a_ij p_j, built on the
+  // owner of I with global coarse columns. Each entry k of A keeps its
+  // factor p_i p_j and its slot in A_c, so a resetup is one pass.
+  struct Contribution {
+    Index I;
+    int64_t J;
+    Index k;
+  };
+  std::vector<Contribution> entries;
+  entries.reserve(A.val.size());
+  L.coef.assign(A.val.size(), T(0));
+  L.coarse_slot.assign(A.val.size(), -1);
+  for (Index i = 0; i < n; ++i) {
+    if (agg[i] < 0) continue;
+    for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+      const Index c = A.col[k];
+      const int64_t J = c < n ? gid[c] : ghost_gid[c - n];
+      if (J < 0) continue;
+      L.coef[k] = pval[i] * (c < n ? pval[c] : ghost_p[c - n]);
+      entries.push_back({agg[i], J, k});
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const Contribution& a, const Contribution& b) {
+    return a.I != b.I ? a.I < b.I : (a.J != b.J ? a.J < b.J : a.k < b.k);
+  });
+  std::vector<int32_t> rp(static_cast<std::size_t>(nc) + 1, 0), cols;
+  std::vector<T> vals;
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    const Contribution& c = entries[e];
+    const T v = L.coef[c.k] * A.val[c.k];
+    if (e == 0 || entries[e - 1].I != c.I || entries[e - 1].J != c.J) {
+      cols.push_back(static_cast<int32_t>(c.J));
+      vals.push_back(T(0));
+      ++rp[c.I + 1];
+    }
+    vals.back() += v;
+    L.coarse_slot[c.k] = static_cast<Index>(vals.size()) - 1;
+  }
+  for (Index I = 0; I < nc; ++I) rp[I + 1] += rp[I];
+  LocalMatrix<T> coarse = localize(comm_, cpart, GlobalRows<T>{rp.data(), cols.data(), vals.data(),
+                                                               static_cast<int64_t>(cols.size())},
+                                   coarse_block, "coarse A");
+  if (!coarse.value_map.empty()) {
+    for (Index& slot : L.coarse_slot) {
+      if (slot >= 0) slot = coarse.value_map[slot];
+    }
+  }
+  levels_.emplace_back();
+  levels_.back().A = coarse.A;
+  return true;
+}
+
+template <class T>
+LocalMatrix<T> DistAmg<T>::galerkin(Level& L, const RowPartition& cpart, Index coarse_block) {
+  // A_c = P^T A P with P block diagonal: row I of A_c collects p_iI a_ic
+  // p_cJ over the fine rows i of this process, so A_c's rows are local;
+  // only the rows of P for A's ghost columns travel (neighbour to
+  // neighbour, through the level's halo plan), with global coarse columns.
+  const CsrMatrix<T>& A = *L.A;
+  const CsrMatrix<T>& P = L.P;
+  const Index n = A.nrows;
+  const HaloPlan& plan = L.op->plan();
+  const auto& sidx = plan.send_index();
+  std::vector<int64_t> len(n), ghost_len(plan.num_ghosts());
+  for (Index i = 0; i < n; ++i) len[i] = P.row_ptr[i + 1] - P.row_ptr[i];
+  plan.exchange(len.data(), ghost_len.data());
+  std::vector<int64_t> ghost_start(ghost_len.size() + 1, 0);
+  for (std::size_t g = 0; g < ghost_len.size(); ++g) ghost_start[g + 1] = ghost_start[g] + ghost_len[g];
+  std::vector<int64_t> out_col, in_col(static_cast<std::size_t>(ghost_start.back()));
+  std::vector<T> out_val, in_val(in_col.size());
+  std::vector<int> out_off{0};
+  for (std::size_t q = 0; q < plan.send_ranks().size(); ++q) {
+    for (int s = plan.send_offsets()[q]; s < plan.send_offsets()[q + 1]; ++s) {
+      const Index i = sidx[s];
+      for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+        out_col.push_back(cpart.row_start + P.col[k]);
+        out_val.push_back(P.val[k]);
+      }
+    }
+    out_off.push_back(static_cast<int>(out_col.size()));
+  }
+  std::vector<MPI_Request> reqs;
+  for (std::size_t q = 0; q < plan.recv_ranks().size(); ++q) {
+    const int64_t first = ghost_start[plan.recv_offsets()[q]];
+    const int count = static_cast<int>(ghost_start[plan.recv_offsets()[q + 1]] - first);
+    reqs.emplace_back();
+    MPI_Irecv(in_col.data() + first, count, MPI_INT64_T, plan.recv_ranks()[q], kHaloTag + 2,
+              comm_.comm(), &reqs.back());
+    reqs.emplace_back();
+    MPI_Irecv(in_val.data() + first, count, mpi_type<T>(), plan.recv_ranks()[q], kHaloTag + 3,
+              comm_.comm(), &reqs.back());
+  }
+  for (std::size_t q = 0; q < plan.send_ranks().size(); ++q) {
+    const int count = out_off[q + 1] - out_off[q];
+    reqs.emplace_back();
+    MPI_Isend(out_col.data() + out_off[q], count, MPI_INT64_T, plan.send_ranks()[q],
+              kHaloTag + 2, comm_.comm(), &reqs.back());
+    reqs.emplace_back();
+    MPI_Isend(out_val.data() + out_off[q], count, mpi_type<T>(), plan.send_ranks()[q],
+              kHaloTag + 3, comm_.comm(), &reqs.back());
+  }
+  MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
+  // Coarse columns in compact form: [0, nc) owned, nc + k the k-th ghost
+  // coarse id (sorted) met in the received rows of P.
+  const Index nc = L.nc;
+  std::vector<int64_t> cghost(in_col);
+  std::sort(cghost.begin(), cghost.end());
+  cghost.erase(std::unique(cghost.begin(), cghost.end()), cghost.end());
+  std::vector<Index> in_cc(in_col.size());
+  for (std::size_t q = 0; q < in_col.size(); ++q) {
+    in_cc[q] = nc + static_cast<Index>(std::lower_bound(cghost.begin(), cghost.end(), in_col[q]) -
+                                       cghost.begin());
+  }
+  // P^T by rows (local), then row I of A_c = sum over i in P^T(I) of
+  // p_iI sum_c a_ic P(c, :), accumulated with a marker (a row-wise SpGEMM).
+  std::vector<Index> pt_ptr(static_cast<std::size_t>(nc) + 1, 0), pt_row(P.col.size());
+  std::vector<T> pt_val(P.col.size());
+  for (Index c : P.col) ++pt_ptr[c + 1];
+  for (Index I = 0; I < nc; ++I) pt_ptr[I + 1] += pt_ptr[I];
+  {
+    std::vector<Index> fill(pt_ptr.begin(), pt_ptr.end() - 1);
+    for (Index i = 0; i < n; ++i) {
+      for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+        const Index slot = fill[P.col[k]]++;
+        pt_row[slot] = i;
+        pt_val[slot] = P.val[k];
+      }
+    }
+  }
+  const std::size_t width = static_cast<std::size_t>(nc) + cghost.size();
+  std::vector<Index> marker(width, -1), row_cols;
+  std::vector<T> acc(width, T(0));
+  std::vector<int32_t> rp(static_cast<std::size_t>(nc) + 1, 0), cols;
+  std::vector<T> vals;
+  auto add = [&](Index I, Index J, T v) {
+    if (marker[J] != I) {
+      marker[J] = I;
+      acc[J] = v;
+      row_cols.push_back(J);
+    } else {
+      acc[J] += v;
+    }
+  };
+  for (Index I = 0; I < nc; ++I) {
+    row_cols.clear();
+    for (Index t = pt_ptr[I]; t < pt_ptr[I + 1]; ++t) {
+      const Index i = pt_row[t];
+      const T p = pt_val[t];
+      for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
+        const Index c = A.col[k];
+        const T pa = p * A.val[k];
+        if (c < n) {
+          for (Index q = P.row_ptr[c]; q < P.row_ptr[c + 1]; ++q) add(I, P.col[q], pa * P.val[q]);
+        } else {
+          for (int64_t q = ghost_start[c - n]; q < ghost_start[c - n + 1]; ++q) {
+            add(I, in_cc[q], pa * in_val[q]);
+          }
+        }
+      }
+    }
+    std::sort(row_cols.begin(), row_cols.end());
+    for (Index J : row_cols) {
+      cols.push_back(static_cast<int32_t>(J < nc ? cpart.row_start + J : cghost[J - nc]));
+      vals.push_back(acc[J]);
+    }
+    rp[I + 1] = static_cast<int32_t>(cols.size());
+  }
+  return localize(comm_, cpart, GlobalRows<T>{rp.data(), cols.data(), vals.data(),
+                                              static_cast<int64_t>(cols.size())},
+                  coarse_block, "coarse A");
+}
+
+template <class T>
+void DistAmg<T>::consolidate() {
+  // Gather the coarsest matrix's rows (global columns) on rank 0, once.
+  Level& C = levels_.back();
+  const CsrMatrix<T>& A = *C.A;
+  const Index n = A.nrows;
+  const int64_t row_start = C.op->row_start();
+  std::vector<int32_t> gcol(A.col.size());
+  const std::vector<int64_t> ghost_ids = [&] {
+    // Ghost global ids: owners send their global row ids along the plan.
+    std::vector<int64_t> ids(n), ghosts(C.op->plan().num_ghosts());
+    for (Index i = 0; i < n; ++i) ids[i] = row_start + i;
+    C.op->plan().exchange(ids.data(), ghosts.data());
+    return ghosts;
+  }();
+  for (std::size_t k = 0; k < A.col.size(); ++k) {
+    gcol[k] = static_cast<int32_t>(A.col[k] < n ? row_start + A.col[k] : ghost_ids[A.col[k] - n]);
+  }
+  const int P = comm_.size();
+  const bool root = comm_.rank() == 0;
+  std::vector<int> rows(P), nnzs(P);
+  int my_rows = n, my_nnz = A.nnz();
+  MPI_Gather(&my_rows, 1, MPI_INT, rows.data(), 1, MPI_INT, 0, comm_.comm());
+  MPI_Gather(&my_nnz, 1, MPI_INT, nnzs.data(), 1, MPI_INT, 0, comm_.comm());
+  std::vector<int> row_displs(P + 1, 0), nnz_displs(P + 1, 0);
+  for (int r = 0; r < P; ++r) {
+    row_displs[r + 1] = row_displs[r] + rows[r];
+    nnz_displs[r + 1] = nnz_displs[r] + nnzs[r];
+  }
+  std::vector<int32_t> counts_per_row(n), all_counts(root ? row_displs[P] : 0);
+  for (Index i = 0; i < n; ++i) counts_per_row[i] = A.row_ptr[i + 1] - A.row_ptr[i];
+  std::vector<int32_t> all_cols(root ? nnz_displs[P] : 0);
+  std::vector<T> all_vals(root ? nnz_displs[P] : 0);
+  MPI_Gatherv(counts_per_row.data(), n, MPI_INT32_T, all_counts.data(), rows.data(),
+              row_displs.data(), MPI_INT32_T, 0, comm_.comm());
+  MPI_Gatherv(gcol.data(), my_nnz, MPI_INT32_T, all_cols.data(), nnzs.data(), nnz_displs.data(),
+              MPI_INT32_T, 0, comm_.comm());
+  MPI_Gatherv(A.val.data(), my_nnz, mpi_type<T>(), all_vals.data(), nnzs.data(),
+              nnz_displs.data(), mpi_type<T>(), 0, comm_.comm());
+  counts_.assign(rows.begin(), rows.end());
+  displs_.assign(row_displs.begin(), row_displs.end() - 1);
+  comm_.agree_on([&] {
+    if (!root) return;
+    const Index N = row_displs[P];
+    auto M = std::make_shared<CsrMatrix<T>>(N, N);
+    M->block_dim = A.block_dim;
+    for (Index i = 0; i < N; ++i) M->row_ptr[i + 1] = M->row_ptr[i] + all_counts[i];
+    M->col.assign(all_cols.begin(), all_cols.end());
+    M->val.assign(all_vals.begin(), all_vals.end());
+    canonicalize(*M, "coarsest A");
+    coarse_ = this->create_child("coarse_solver");
+    coarse_->setup(M, false);
+    cb_.assign(N, T(0));
+    cx_.assign(N, T(0));
+  });
+  consolidated_ = true;
+}
+
+template <class T>
+void DistAmg<T>::coarse_solve(const T* b, T* x) {
+  const int n = levels_.back().A->nrows;
+  MPI_Gatherv(b, n, mpi_type<T>(), cb_.data(), counts_.data(), displs_.data(), mpi_type<T>(), 0,
+              comm_.comm());
+  if (comm_.rank() == 0) coarse_->solve(cb_.data(), cx_.data(), true);
+  MPI_Scatterv(cx_.data(), counts_.data(), displs_.data(), mpi_type<T>(), x, n, mpi_type<T>(), 0,
+               comm_.comm());
+}
+
+template <class T>
+void DistAmg<T>::cycle(std::size_t l, const T* b, T* x, bool x_is_zero) {
+  Level& L = levels_[l];
+  const Index n = L.A->nrows;
+  if (l + 1 == levels_.size()) {
+    if (consolidated_) {
+      coarse_solve(b, x);
+    } else if (L.smoother) {
+      L.smoother->apply(b, x, x_is_zero, coarsest_sweeps_);
+    } else if (x_is_zero) {
+      std::fill(x, x + n, T(0));
+    }
+    return;
+  }
+  bool zero = x_is_zero;
+  if (L.smoother && presweeps_ > 0) {
+    L.smoother->apply(b, x, zero, presweeps_);
+    zero = false;
+  }
+  T* r = L.r.data();
+  if (zero) {
+    std::copy(b, b + n, r);
+    std::fill(x, x + n, T(0));
+  } else {
+    L.op->residual(*L.A, x, b, r);
+  }
+  Level& C = levels_[l + 1];
+  // P is block diagonal (coarsening is rank-local): no communication here.
+  const CsrMatrix<T>& P = L.P;
+  std::fill(C.b.begin(), C.b.end(), T(0));
+  for (Index i = 0; i < n; ++i) {
+    for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) C.b[P.col[k]] += P.val[k] * r[i];
+  }
+  for (int g = 0; g < gamma_; ++g) cycle(l + 1, C.b.data(), C.x.data(), g == 0);
+  for (Index i = 0; i < n; ++i) {
+    T s = 0;
+    for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) s += P.val[k] * C.x[P.col[k]];
+    x[i] += s;
+  }
+  if (L.smoother && postsweeps_ > 0) L.smoother->apply(b, x, false, postsweeps_);
+}
+
+template <class T>
+IterationResult DistAmg<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
+  cycle(0, b, x, x_is_zero);
+  return IterationResult::kContinue;
+}
+
+template <class T>
+std::vector<LevelInfo> DistAmg<T>::hierarchy() const {
+  std::vector<LevelInfo> info;
+  for (const Level& L : levels_) {
+    info.push_back({static_cast<Index>(L.global_rows), static_cast<Index>(L.global_nnz)});
+  }
+  return info;
+}
+
+template class DistAmg<float>;
+template class DistAmg<double>;
+
+}  // namespace jaxamg::dist

@@ -1,0 +1,86 @@
+// Distributed AMG: the hierarchy and cycles the engine's AMG hands over
+// when its matrix is distributed (Distribution::make_multigrid).
+//
+// - Coarsening is rank-local: each process coarsens its owned square block
+//   with the engine's configured algorithm (AGGREGATION, or CLASSICAL with
+//   its PMIS/HMIS splitting and interpolation), so P is block diagonal and
+//   restriction/prolongation need no communication. Aggregates and C/F
+//   splittings never cross processes; for classical AMG and smoothed
+//   aggregation the couplings to other processes are lumped onto the
+//   diagonal of the coarsened block (PMIS across boundaries is not built).
+// - Galerkin A_c = P^T A P is formed row by row on the owning process. A
+//   piecewise constant P (aggregation) needs only the coarse ids and P values
+//   of ghost rows; a general P (classical, smoothed aggregation) needs the
+//   ghost rows of P; both travel through the level's halo plan. A_c gets its
+//   own partition and plan.
+// - Every level but the coarsest smooths with the configured smoother,
+//   distributed (JACOBI_L1, BLOCK_JACOBI, GS (hybrid), CHEBYSHEV).
+// - The coarsest level (global rows <= dense_lu_num_rows with DENSE_LU_SOLVER,
+//   else min_coarse_rows, or max_levels reached) is consolidated: its matrix
+//   is gathered on rank 0 once at setup and solved there by the configured
+//   coarse solver; each cycle gathers the coarse right-hand side and
+//   scatters the correction. Only that coarsest level is ever gathered.
+//
+// Cycles: V and W. A resetup with the same sparsity keeps aggregates, plans
+// and coarse patterns and recomputes the values (one pass per level) when P
+// is piecewise constant; otherwise (interpolation weights depend on the
+// values) it rebuilds the hierarchy.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dist/dist_matrix.h"
+#include "solvers/solver.h"
+
+namespace jaxamg::dist {
+
+template <class T>
+class DistAmg final : public Solver<T> {
+ public:
+  DistAmg(SolverContext& ctx, const std::string& scope, const Communicator& comm);
+  // Global rows and nonzeros per level, finest first.
+  std::vector<LevelInfo> hierarchy() const override;
+
+ protected:
+  bool supports_distribution() const override { return true; }
+  void solver_setup(bool reuse_structure) override;
+  IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
+
+ private:
+  struct Level {
+    std::shared_ptr<const CsrMatrix<T>> A;  // distributed (dist attached)
+    const DistOperator<T>* op = nullptr;
+    CsrMatrix<T> P;          // local rows x local coarse rows (block diagonal)
+    bool piecewise = false;  // at most one entry per row of P on every process
+    // Piecewise P: per entry k of A, p_i p_j and its slot in the coarse
+    // matrix (-1: none), for value-only resetups.
+    std::vector<T> coef;
+    std::vector<Index> coarse_slot;
+    Index nc = 0;
+    std::unique_ptr<Solver<T>> smoother;
+    Vector<T> b, x, r;
+    int64_t global_rows = 0, global_nnz = 0;
+  };
+
+  // Coarsens level l; returns false if it should be the coarsest instead.
+  bool coarsen(int l, int64_t min_rows);
+  // A_c = P^T A P for a general block-diagonal P (classical, smoothed).
+  LocalMatrix<T> galerkin(Level& L, const RowPartition& cpart, Index coarse_block);
+  void consolidate();
+  // Resetup with the sparsity of the previous setup: new values only.
+  void revalue();
+  void coarse_solve(const T* b, T* x);
+  void cycle(std::size_t l, const T* b, T* x, bool x_is_zero);
+
+  Communicator comm_;
+  std::vector<Level> levels_;
+  int presweeps_ = 1, postsweeps_ = 1, coarsest_sweeps_ = 2, gamma_ = 1;
+  // Consolidated coarsest level: the solver on rank 0 and the gather layout.
+  std::unique_ptr<Solver<T>> coarse_;
+  bool consolidated_ = false;
+  std::vector<int> counts_, displs_;
+  Vector<T> cb_, cx_;
+};
+
+}  // namespace jaxamg::dist

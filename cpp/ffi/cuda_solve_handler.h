@@ -1,0 +1,21 @@
+// What the CUDA handler of jaxamg_solve reports about its last solve (for
+// the nanobind module jaxamg._cuda: tests and the benchmark).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace jaxamg::ffi_handlers {
+
+struct CudaSolveInfo {
+  bool on_device = false;   // false: the configuration was solved on the host
+  std::string host_reason;  // why, when on the host
+  int iterations = 0;
+  double bytes = 0;         // device traffic of the solve (model)
+  std::vector<std::pair<int64_t, int64_t>> levels;  // AMG hierarchy: (rows, nnz) per level
+};
+
+CudaSolveInfo last_cuda_solve();
+
+}  // namespace jaxamg::ffi_handlers

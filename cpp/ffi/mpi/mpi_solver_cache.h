@@ -1,0 +1,72 @@
+// The solver cache of the MPI handlers: an LRU of set-up distributed solvers
+// and of halo plans for gathering columns, keyed by the local structure, the
+// configuration, the value type, the block size and the communicator with
+// its partition (handle, size, row_start, nglobal).
+//
+// Whether an entry is set up, reset up with new values or reused is agreed
+// by the processes (an allreduce), so that an entry evicted on one process
+// only, or values that changed on one process only, never lead the
+// processes into different collective steps.
+#pragma once
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dist/dist_linear_solver.h"
+
+namespace jaxamg::mpi_cache {
+
+struct Key {
+  uint64_t structure_hi = 0, structure_lo = 0;
+  std::string config;  // empty for a gather plan
+  bool is_double = true;
+  int64_t block_dim = 1;
+  int64_t comm = 0, comm_size = 0, row_start = 0, nglobal = 0, n_local = 0, nnz = 0;
+  bool operator==(const Key& o) const {
+    return structure_hi == o.structure_hi && structure_lo == o.structure_lo &&
+           config == o.config && is_double == o.is_double && block_dim == o.block_dim &&
+           comm == o.comm && comm_size == o.comm_size && row_start == o.row_start &&
+           nglobal == o.nglobal && n_local == o.n_local && nnz == o.nnz;
+  }
+};
+
+// Columns of a distributed vector read by each stored entry: xc[k] =
+// x_global[indices[k]], served from owned values and one halo exchange.
+struct GatherPlan {
+  std::unique_ptr<dist::HaloPlan> plan;
+  std::vector<int32_t> slot;  // per stored entry: owned row, or n_local + ghost index
+  int64_t n_local = 0;
+};
+
+struct Entry {
+  explicit Entry(Key k) : key(std::move(k)) {}
+  Key key;
+  std::mutex mutex;
+  std::unique_ptr<dist::DistLinearSolver<float>> f32;
+  std::unique_ptr<dist::DistLinearSolver<double>> f64;
+  std::unique_ptr<GatherPlan> gather;
+  std::vector<unsigned char> values;  // values of the current setup, as bytes
+};
+
+class Cache {
+ public:
+  static Cache& instance();
+  std::shared_ptr<Entry> acquire(const Key& key);
+  void clear();
+
+ private:
+  Cache();
+  std::mutex mutex_;
+  std::list<std::shared_ptr<Entry>> lru_;
+  std::size_t capacity_;
+};
+
+// 128-bit fingerprint of a local CSR structure (when Python could not
+// compute it because the indices were traced).
+void fingerprint(int64_t n, const int32_t* indptr, const int32_t* indices, int64_t nnz,
+                 uint64_t* hi, uint64_t* lo);
+
+}  // namespace jaxamg::mpi_cache

@@ -1,0 +1,176 @@
+// The CUDA backend's solve against the engine's CPU solve of the same setup:
+// same status, iterations within one, the same solution to the tolerance,
+// and a true residual under it. Every test skips where no GPU is present.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "api/linear_solver.h"
+#include "backend/cuda/device_array.h"
+#include "backend/cuda/device_solver.h"
+#include "problems.h"
+
+namespace jaxamg {
+namespace {
+
+bool have_gpu() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return n > 0;
+}
+
+#define REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
+
+std::string krylov_amg(const std::string& krylov, const std::string& amg_body, double tol) {
+  return R"({"config_version": 2, "solver": {"scope": "main", "solver": ")" + krylov +
+         R"(", "max_iters": 200, "tolerance": )" + std::to_string(tol) +
+         R"(, "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1,
+         "store_res_history": 1, "preconditioner": {"scope": "amg", "solver": "AMG",
+         "max_iters": 1, "cycle": "V", )" + amg_body + "}}}";
+}
+
+const char* kAggregationL1 = R"("algorithm": "AGGREGATION", "selector": "SIZE_8",
+    "presweeps": 1, "postsweeps": 1, "coarse_solver": "DENSE_LU_SOLVER",
+    "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 0.9})";
+const char* kClassicalCheby = R"("algorithm": "CLASSICAL", "selector": "PMIS",
+    "strength_threshold": 0.25, "interpolator": "D2", "presweeps": 1, "postsweeps": 1,
+    "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 32,
+    "smoother": {"scope": "cheby", "solver": "CHEBYSHEV", "chebyshev_polynomial_order": 2,
+      "chebyshev_lambda_estimate_mode": 3, "cheby_max_lambda": 1.0, "cheby_min_lambda": 0.25,
+      "preconditioner": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 1.0}})";
+const char* kClassicalJacobiW = R"("algorithm": "CLASSICAL", "presweeps": 2, "postsweeps": 1,
+    "cycle": "W", "coarse_solver": "NOSOLVER", "coarsest_sweeps": 3,
+    "smoother": {"scope": "bj", "solver": "BLOCK_JACOBI", "relaxation_factor": 0.7})";
+
+template <class T>
+struct Compared {
+  SolveResult cpu, gpu;
+  double x_diff = 0;       // ||x_gpu - x_cpu|| / ||x_cpu||
+  double gpu_residual = 0;  // ||b - A x_gpu|| / ||b||
+};
+
+// Solves A x = b (or A^T x = b) on the CPU and on the device from one setup.
+template <class T>
+Compared<T> compare(const std::string& config, const CsrMatrix<T>& A, bool transpose = false,
+                    bool use_x0 = false) {
+  LinearSolver<T> s(config);
+  s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+  const Index n = A.nrows;
+  const std::vector<T> b = testing::random_vector<T>(n, 7);
+  const std::vector<T> x0 = testing::random_vector<T>(n, 11);
+  Compared<T> out;
+  std::vector<T> x_cpu = x0;
+  out.cpu = s.solve(b.data(), x_cpu.data(), n, use_x0, transpose);
+
+  std::unique_ptr<Solver<T>> transposed;
+  std::shared_ptr<CsrMatrix<T>> At;
+  const Solver<T>* tree = &s.solver();
+  if (transpose) {
+    At = std::make_shared<CsrMatrix<T>>(jaxamg::transpose(s.matrix()));
+    transposed = s.solver().make_transposed(At);
+    tree = transposed.get();
+  }
+  EXPECT_EQ(cuda::DeviceSolver<T>::unsupported(*tree), "");
+  cuda::DeviceSolver<T> dev(*tree);
+  cuda::DeviceArray<T> db, dx;
+  db.assign(b);
+  dx.assign(x0);
+  out.gpu = dev.solve(db.data(), dx.data(), use_x0, nullptr);
+  std::vector<T> x_gpu(n);
+  cuda::check(cudaMemcpy(x_gpu.data(), dx.data(), n * sizeof(T), cudaMemcpyDeviceToHost), "copy");
+  double d = 0, ref = 0;
+  for (Index i = 0; i < n; ++i) {
+    d += std::pow(static_cast<double>(x_gpu[i]) - x_cpu[i], 2);
+    ref += std::pow(static_cast<double>(x_cpu[i]), 2);
+  }
+  out.x_diff = std::sqrt(d / ref);
+  const CsrMatrix<T>& M = transpose ? *At : s.matrix();
+  out.gpu_residual = testing::relative_residual(M, x_gpu, b);
+  return out;
+}
+
+template <class T>
+void expect_same(const Compared<T>& c, double tol) {
+  EXPECT_EQ(c.gpu.status, Status::kSuccess);
+  EXPECT_EQ(c.cpu.status, Status::kSuccess);
+  EXPECT_LE(std::abs(c.gpu.iterations - c.cpu.iterations), 1)
+      << "cpu " << c.cpu.iterations << " gpu " << c.gpu.iterations;
+  EXPECT_LT(c.gpu_residual, tol * 1.01);
+  // Both solutions are within the tolerance of the exact one (condition
+  // number of these problems ~1e3).
+  EXPECT_LT(c.x_diff, 1e3 * tol);
+  ASSERT_FALSE(c.gpu.history.empty());
+  EXPECT_NEAR(c.gpu.history.front(), c.cpu.history.front(), 1e-6 * c.cpu.history.front());
+}
+
+TEST(CudaSolver, PcgAggregationJacobiL1MatchesCpu) {
+  REQUIRE_GPU();
+  const auto A = testing::poisson3d<double>(24);
+  expect_same(compare(krylov_amg("PCG", kAggregationL1, 1e-8), A), 1e-8);
+}
+
+TEST(CudaSolver, PcgClassicalChebyshevMatchesCpu) {
+  REQUIRE_GPU();
+  const auto A = testing::jump3d<double>(20, 1e3);
+  expect_same(compare(krylov_amg("PCG", kClassicalCheby, 1e-8), A), 1e-8);
+}
+
+TEST(CudaSolver, Float32PcgMatchesCpu) {
+  REQUIRE_GPU();
+  const auto A = testing::poisson3d<float>(20);
+  expect_same(compare(krylov_amg("PCG", kAggregationL1, 1e-5), A), 1e-5);
+}
+
+TEST(CudaSolver, PcgfWCycleBlockJacobiWithGuess) {
+  REQUIRE_GPU();
+  const auto A = testing::poisson2d<double>(40);
+  expect_same(compare(krylov_amg("PCGF", kClassicalJacobiW, 1e-8), A, false, true), 1e-8);
+}
+
+TEST(CudaSolver, PbicgstabNonsymmetricAndTransposed) {
+  REQUIRE_GPU();
+  const auto A = testing::convection_diffusion2d<double>(40, 0.05);
+  expect_same(compare(krylov_amg("PBICGSTAB", kClassicalCheby, 1e-8), A), 1e-8);
+  expect_same(compare(krylov_amg("PBICGSTAB", kClassicalCheby, 1e-8), A, true), 1e-8);
+}
+
+TEST(CudaSolver, AmgAsOuterSolver) {
+  REQUIRE_GPU();
+  const auto A = testing::poisson2d<double>(48);
+  const std::string cfg = R"({"config_version": 2, "solver": {"scope": "main", "solver": "AMG",
+      "max_iters": 100, "tolerance": 1e-8, "convergence": "RELATIVE_INI_CORE",
+      "monitor_residual": 1, "store_res_history": 1, )" + std::string(kClassicalCheby) + "}}";
+  expect_same(compare(cfg, A), 1e-8);
+}
+
+TEST(CudaSolver, NotConvergedWithinMaxIters) {
+  REQUIRE_GPU();
+  const auto A = testing::poisson3d<double>(16);
+  std::string cfg = krylov_amg("PCG", kAggregationL1, 1e-12);
+  cfg.replace(cfg.find("\"max_iters\": 200"), 16, "\"max_iters\": 3");
+  const auto c = compare(cfg, A);
+  EXPECT_EQ(c.cpu.status, Status::kNotConverged);
+  EXPECT_EQ(c.gpu.status, Status::kNotConverged);
+  EXPECT_EQ(c.gpu.iterations, 3);
+}
+
+TEST(CudaSolver, UnsupportedSmootherIsReportedNotRun) {
+  // No GPU needed: the check reads the host tree only.
+  const auto A = testing::poisson2d<double>(40);
+  const std::string cfg = krylov_amg("PCG", R"("algorithm": "AGGREGATION",
+      "selector": "SIZE_2", "smoother": {"scope": "gs", "solver": "MULTICOLOR_GS"})", 1e-8);
+  LinearSolver<double> s(cfg);
+  s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+  const std::string why = cuda::DeviceSolver<double>::unsupported(s.solver());
+  EXPECT_NE(why.find("MULTICOLOR_GS"), std::string::npos) << why;
+}
+
+}  // namespace
+}  // namespace jaxamg

@@ -1,0 +1,336 @@
+"""`jaxamg.solve` across MPI ranks: each rank passes its block of rows (global
+column indices) and its slice of b; one collective native solve returns this
+rank's slice of x.
+
+Differentiation is a custom VJP, as JAX-AMG's: for a cotangent g of the local
+x, the adjoint solve ``A^T lambda = g`` runs on the forward setup (the same
+operator when the matrix is marked symmetric, the engine's transpose
+otherwise), then ``dL/db = lambda`` and ``dL/dA_ij = -lambda_i x_j`` on the
+local pattern. The x_j of columns owned by other ranks arrive by a halo
+exchange (``jaxamg_mpi_gather_columns``): only boundary values travel, never
+the global vector. The gradient is that of the sum of all ranks' losses with
+respect to this rank's values and b (each rank gets its own slice).
+
+Collectives on one communicator must be issued in the same order by every
+rank: the halo exchange is made to depend on the adjoint solve's result
+(``optimization_barrier``), so it cannot be scheduled before it on any rank.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import _ffi
+from ._matrix import is_concrete, structure_fingerprint
+from ._mpi_comm import check_comm, comm_handle, run_and_agree
+from ._mpi_validate import WHERE, check_global, prepare_local, summary
+from ._solve import (
+    _report_adjoint,
+    _stats_lock,
+    _to_runtime_error,
+    jax_jit_lazy,
+    make_info,
+    structure_arrays,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class _MpiStatic:
+    config: str
+    structure: tuple[int, int]
+    reuse_setup: bool
+    block_dim: int
+    history_len: int
+    symmetric: bool
+    use_x0: bool
+    comm: int  # Fortran handle
+    row_start: int
+    nglobal: int
+
+
+def _native_solve(st: _MpiStatic, indptr, indices, data, rhs, guess, transpose, use_x0):
+    return _ffi.solve_mpi_call(
+        indptr,
+        indices,
+        data,
+        rhs,
+        guess,
+        config=st.config,
+        structure=st.structure,
+        transpose=transpose,
+        use_x0=use_x0,
+        reuse_setup=st.reuse_setup,
+        block_dim=st.block_dim,
+        history_len=st.history_len,
+        comm=st.comm,
+        row_start=st.row_start,
+        nglobal=st.nglobal,
+    )
+
+
+@functools.cache
+def _core():
+    """The custom-VJP solve, built on first use (importing JAX lazily)."""
+    import jax
+    import jax.numpy as jnp
+
+    @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+    def core(st, indptr, indices, rows, data, b, x0):
+        return _native_solve(st, indptr, indices, data, b, x0, False, st.use_x0)
+
+    def fwd(st, indptr, indices, rows, data, b, x0):
+        x, stats = _native_solve(st, indptr, indices, data, b, x0, False, st.use_x0)
+        return (x, stats), (indptr, indices, rows, data, x, x0)
+
+    def bwd(st, residuals, cotangents):
+        indptr, indices, rows, data, x, x0 = residuals
+        g = cotangents[0]
+        # The adjoint starts from zero and reuses the forward setup.
+        lam, stats = _native_solve(
+            st, indptr, indices, data, g, jnp.zeros_like(g), not st.symmetric, False
+        )
+        jax.debug.callback(_report_adjoint, stats)
+        lam, x_after = jax.lax.optimization_barrier((lam, x))
+        x_columns = _ffi.gather_columns_call(
+            indptr,
+            indices,
+            x_after,
+            structure=st.structure,
+            comm=st.comm,
+            row_start=st.row_start,
+            nglobal=st.nglobal,
+        )
+        d_data = -jnp.take(lam, rows, axis=-1) * x_columns
+        return (None, None, None, d_data.astype(data.dtype), lam, jnp.zeros_like(x0))
+
+    core.defvjp(fwd, bwd)
+    return core
+
+
+@functools.partial(jax_jit_lazy, static_argnames=("st",))
+def mpi_linear_solve(indptr, indices, rows, data, b, x0, st: _MpiStatic):
+    """The differentiable distributed core: returns (x_local, stats)."""
+    import jax
+
+    return _core()(st, indptr, indices, rows, data, b, jax.lax.stop_gradient(x0))
+
+
+def _agree(comm, A, b, x0, precheck=None, **options):
+    """Local checks on every rank, one allgather, then the global checks."""
+    rank = comm.Get_rank()
+    reuse_setup = options.get("reuse_setup", False)
+
+    def local():
+        if precheck is not None:
+            precheck()
+        return prepare_local(A, b, x0, rank=rank, **options)
+
+    local, summaries = run_and_agree(comm, local, extra=lambda v: summary(v, reuse_setup))
+    check_global(summaries)
+    _ffi.mpi_native()  # a build without MPI fails here, on every rank alike
+    return local, summaries
+
+
+def solve_mpi(
+    A: Any,
+    b: Any,
+    *,
+    x0: Any = None,
+    config: Any = None,
+    block_dim: int = 1,
+    comm: Any = None,
+    nglobal: Any = None,
+    partition_info: Any = None,
+    save_stats_file: Any = None,
+    reuse_setup: bool = False,
+    nullspace: Any = None,
+    transpose_nullspace: Any = None,
+    **kwargs: Any,
+):
+    """The MPI path of :func:`jaxamg.solve` (chosen when `comm`, `nglobal` or
+    `partition_info` is given, or `A` carries ``with_cache(mpi=...)``)."""
+    import jax
+
+    from .config import outer_max_iters
+
+    meta = getattr(A, "_mpi_cache", None)
+    precheck = None
+    options = dict(
+        block_dim=block_dim, reuse_setup=reuse_setup, save_stats_file=save_stats_file,
+        nullspace=nullspace, transpose_nullspace=transpose_nullspace,
+    )
+    if meta is not None:
+        given = (comm, nglobal, partition_info)
+        precheck = functools.partial(_check_cached, meta, *given)
+        comm = meta["comm"]
+        if config is not None or kwargs or block_dim != 1:
+            warnings.warn(
+                "`jaxamg.solve`: `A` carries cached MPI metadata, so `config`, keyword "
+                "options and `block_dim` given to solve are ignored; pass them to "
+                "jaxamg.cache_mpi_metadata instead.",
+                UserWarning,
+                stacklevel=3,
+            )
+        if save_stats_file is not None and not meta.get("save_stats", False):
+            warnings.warn(
+                "`jaxamg.solve`: `save_stats_file` is given but the cached MPI metadata was made "
+                "with save_stats=False, so the engine records no statistics; pass "
+                "save_stats=True to jaxamg.cache_mpi_metadata.",
+                UserWarning,
+                stacklevel=3,
+            )
+        options.update(
+            nglobal=meta["nglobal"], partition_info=(meta["row_start"], meta["row_end"]),
+            block_dim=meta["block_dim"], config_text=meta["config_str"],
+        )
+    else:
+        if comm is None:
+            raise ValueError(
+                f"`{WHERE}`: `nglobal`/`partition_info` were given without `comm`; pass the "
+                "mpi4py communicator whose ranks share the matrix (comm=MPI.COMM_WORLD), or "
+                "attach metadata with jaxamg.with_cache(A, mpi=jaxamg.cache_mpi_metadata(...))."
+            )
+        check_comm(comm, WHERE)
+        options.update(nglobal=nglobal, partition_info=partition_info, config=config,
+                       kwargs=kwargs)
+    local, _ = _agree(comm, A, b, x0, precheck=precheck, **options)
+    symmetric = local.symmetric or bool(meta and meta.get("is_symmetric", False))
+    fingerprint = structure_fingerprint(local.csr.indptr, local.csr.indices)
+    indptr, indices, rows = structure_arrays(local.csr, fingerprint)
+    st = _MpiStatic(
+        config=local.config_text,
+        structure=fingerprint,
+        reuse_setup=bool(reuse_setup),
+        block_dim=local.block_dim,
+        history_len=outer_max_iters(local.config_text) + 1,
+        symmetric=symmetric,
+        use_x0=local.use_x0,
+        comm=comm_handle(comm),
+        row_start=local.row_start,
+        nglobal=local.nglobal,
+    )
+
+    def run():
+        try:
+            x, stats = mpi_linear_solve(indptr, indices, rows, local.data, local.b, local.x0, st)
+            if is_concrete(x):
+                x = jax.block_until_ready(x)
+        except jax.errors.JaxRuntimeError as e:
+            raise _to_runtime_error(e) from None
+        return x, make_info(stats, st.history_len)
+
+    if save_stats_file is None:
+        return run()
+    with _stats_lock:
+        _take_stats_text()  # drop text left by earlier solves
+        x, info = run()
+        text = _take_stats_text()
+    if comm.Get_rank() == 0:
+        from ._stats import write_stats_file
+
+        write_stats_file(text, save_stats_file)
+    return x, info
+
+
+def _take_stats_text() -> str:
+    """The engine's recorded statistics (the MPI module's when it keeps its
+    own buffer, else the single-process module's)."""
+    module = _ffi.mpi_native()
+    take = getattr(module, "take_stats_text", None)
+    if take is None:
+        take = _ffi.native().take_stats_text
+    return take()
+
+
+def _check_cached(meta: dict, comm: Any, nglobal: Any, partition_info: Any) -> None:
+    """Arguments given beside cached MPI metadata must agree with it."""
+    if comm is not None and comm_handle(comm) != meta["comm_ptr"]:
+        raise ValueError(
+            f"`{WHERE}`: `comm` differs from the communicator in the cached MPI metadata; "
+            "drop `comm` or rebuild the metadata with this communicator."
+        )
+    if nglobal is not None and int(nglobal) != meta["nglobal"]:
+        raise ValueError(
+            f"`{WHERE}`: nglobal={nglobal} differs from the cached MPI metadata's "
+            f"{meta['nglobal']}; drop it or rebuild the metadata."
+        )
+    if partition_info is not None and tuple(partition_info) != (
+        meta["row_start"], meta["row_end"]
+    ):
+        raise ValueError(
+            f"`{WHERE}`: partition_info={tuple(partition_info)} differs from the cached MPI "
+            f"metadata's {(meta['row_start'], meta['row_end'])}; drop it or rebuild the "
+            "metadata."
+        )
+
+
+def cache_mpi_metadata(
+    config: Any,
+    comm: Any,
+    nglobal: int,
+    partition_info: Any,
+    A: Any,
+    is_symmetric: bool = False,
+    save_stats: bool = False,
+    block_dim: int = 1,
+    singular: bool = False,
+) -> dict:
+    """Does the host-side collective work of an MPI solve once: validates the
+    partition and the configuration on every rank, colors a callable `A`
+    with shape ``(n_local, nglobal)``, and prepares the engine's config.
+    Attach the result with ``jaxamg.with_cache(A, mpi=meta)``; solves of
+    that `A` then need no `comm`, `nglobal` or `partition_info`, and their
+    config, kwargs and block_dim come from here. Collective.
+
+    Returned keys (JAX-AMG's, plus ours): ``recvcounts_tuple`` (rows per
+    rank), ``comm_ptr`` (the communicator's Fortran handle), ``lrank``,
+    ``nglobal``, ``config_str``, ``max_nnz``, ``nnz_out`` (None: the engine
+    builds the transpose itself), ``halo_plan`` and ``transpose_plan`` (None:
+    the engine builds and caches the exchange plans at setup),
+    ``row_indices``, ``block_dim``, ``singular``, ``comm``, ``row_start``,
+    ``row_end``, ``is_symmetric``, ``save_stats``.
+    """
+    import jax
+
+    check_comm(comm, "jaxamg.cache_mpi_metadata")
+    if is_symmetric:
+        from .cache import with_cache
+
+        with_cache(A, is_symmetric=True)
+    if singular:
+        raise NotImplementedError(
+            "`jaxamg.cache_mpi_metadata`: singular systems (null spaces) are not supported with "
+            "`comm`; solve them on one process."
+        )
+    local, summaries = _agree(
+        comm, A, None, None, partition_info=partition_info, nglobal=nglobal,
+        block_dim=block_dim, reuse_setup=False, save_stats_file=None, config=config,
+        save_stats=bool(save_stats),
+    )
+    indptr = np.asarray(local.csr.indptr) if is_concrete(local.csr.indptr) else None
+    return {
+        "recvcounts_tuple": tuple(s["row_end"] - s["row_start"] for s in summaries),
+        "comm_ptr": comm_handle(comm),
+        "lrank": comm.Get_rank() % max(jax.local_device_count(), 1),
+        "nglobal": local.nglobal,
+        "config_str": local.config_text,
+        "max_nnz": max(s["nnz"] for s in summaries),
+        "nnz_out": None,
+        "halo_plan": None,
+        "transpose_plan": None,
+        "row_indices": None
+        if indptr is None
+        else np.repeat(np.arange(indptr.size - 1, dtype=np.int32), np.diff(indptr)),
+        "block_dim": local.block_dim,
+        "singular": False,
+        "comm": comm,
+        "row_start": local.row_start,
+        "row_end": local.row_end,
+        "is_symmetric": bool(local.symmetric or is_symmetric),
+        "save_stats": bool(save_stats),
+    }

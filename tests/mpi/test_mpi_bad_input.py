@@ -1,0 +1,211 @@
+"""Bad input to the MPI solve: every rank raises the same clear error, also
+when only one rank's input is wrong, and no rank is left waiting (a hang
+fails the run through the conftest's timeout). These checks all happen
+before the native call."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mpi4py")
+
+import jax.numpy as jnp  # noqa: E402
+from mpi_testing import assert_all_raise  # noqa: E402
+
+import jaxamg  # noqa: E402
+from jaxamg import matrices  # noqa: E402
+from jaxamg.mpi_utils import get_partition_info  # noqa: E402
+
+N = 24
+
+
+def problem(comm, n=N):
+    rank, size = comm.Get_rank(), comm.Get_size()
+    A, rs, re = matrices.tridiagonal_matrix_distributed(n, rank, size, 3.0, dtype=jnp.float64)
+    return A, jnp.ones(re - rs, jnp.float64), rs, re
+
+
+def last(comm):
+    return comm.Get_rank() == comm.Get_size() - 1
+
+
+def test_missing_nglobal_or_partition(comm):
+    A, b, rs, re = problem(comm)
+    assert_all_raise(comm, ValueError, lambda: jaxamg.solve(A, b, comm=comm, nglobal=N),
+                     match="partition_info")
+    assert_all_raise(comm, ValueError,
+                     lambda: jaxamg.solve(A, b, comm=comm, partition_info=(rs, re)),
+                     match="nglobal")
+
+
+def test_nglobal_mismatch_on_one_rank(comm):
+    A, b, rs, re = problem(comm)
+    nglobal = N + 1 if last(comm) else N
+    message = assert_all_raise(
+        comm, ValueError,
+        lambda: jaxamg.solve(A, b, comm=comm, nglobal=nglobal, partition_info=(rs, re)),
+    )
+    # One rank: its own shape check; several: the ranks disagree on nglobal.
+    assert "nglobal" in message or "shape" in message
+
+
+def test_partition_gap(comm):
+    if comm.Get_size() < 2:
+        pytest.skip("a gap between ranks needs two ranks")
+    rank, size = comm.Get_rank(), comm.Get_size()
+    # Every rank's input is consistent by itself; only the blocks leave row
+    # rs_last uncovered.
+    bounds = [get_partition_info(N, r, size)[:2] for r in range(size)]
+    rs, re = bounds[rank]
+    if rank == size - 1:
+        rs += 1
+    A, _, _ = matrices.tridiagonal_matrix_distributed(N, 0, 1, 3.0, dtype=jnp.float64)
+    from mpi_testing import local_block
+    import scipy.sparse as sp
+
+    M = sp.csr_matrix(np.asarray(A.todense()))
+    block = local_block(M, rs, re)
+    assert_all_raise(
+        comm, ValueError,
+        lambda: jaxamg.solve(block, jnp.ones(re - rs), comm=comm, nglobal=N, partition_info=(rs, re)),
+        match="gap",
+    )
+
+
+def test_partition_overlap(comm):
+    if comm.Get_size() < 2:
+        pytest.skip("an overlap needs two ranks")
+    rank, size = comm.Get_rank(), comm.Get_size()
+    bounds = [get_partition_info(N, r, size)[:2] for r in range(size)]
+    rs, re = bounds[rank]
+    if rank == 1:
+        rs -= 1
+    from mpi_testing import local_block
+    import scipy.sparse as sp
+
+    A, _, _ = matrices.tridiagonal_matrix_distributed(N, 0, 1, 3.0, dtype=jnp.float64)
+    block = local_block(sp.csr_matrix(np.asarray(A.todense())), rs, re)
+    assert_all_raise(
+        comm, ValueError,
+        lambda: jaxamg.solve(block, jnp.ones(re - rs), comm=comm, nglobal=N, partition_info=(rs, re)),
+        match="overlap",
+    )
+
+
+def test_rank_with_zero_rows(comm):
+    if comm.Get_size() < 2:
+        pytest.skip("an empty rank needs two ranks")
+    rank, size = comm.Get_rank(), comm.Get_size()
+    # Rank 0 owns every row, the others none.
+    rs, re = (0, N) if rank == 0 else (N, N)
+    from mpi_testing import local_block
+    import scipy.sparse as sp
+
+    A, _, _ = matrices.tridiagonal_matrix_distributed(N, 0, 1, 3.0, dtype=jnp.float64)
+    block = local_block(sp.csr_matrix(np.asarray(A.todense())), rs, re)
+    assert_all_raise(
+        comm, ValueError,
+        lambda: jaxamg.solve(block, jnp.ones(re - rs), comm=comm, nglobal=N, partition_info=(rs, re)),
+        match="owns no rows",
+    )
+
+
+def test_config_differs_on_one_rank(comm):
+    if comm.Get_size() < 2:
+        pytest.skip("needs two ranks")
+    A, b, rs, re = problem(comm)
+    tolerance = 1e-6 if last(comm) else 1e-8
+    assert_all_raise(
+        comm, ValueError,
+        lambda: jaxamg.solve(A, b, comm=comm, nglobal=N, partition_info=(rs, re),
+                             tolerance=tolerance),
+        match="solver configuration",
+    )
+
+
+def test_dtype_differs_on_one_rank(comm):
+    if comm.Get_size() < 2:
+        pytest.skip("needs two ranks")
+    A, b, rs, re = problem(comm)
+    if last(comm):
+        A = jaxamg.matrices.tridiagonal_matrix_distributed(
+            N, comm.Get_rank(), comm.Get_size(), 3.0, dtype=jnp.float32)[0]
+        b = b.astype(jnp.float32)
+    assert_all_raise(
+        comm, ValueError,
+        lambda: jaxamg.solve(A, b, comm=comm, nglobal=N, partition_info=(rs, re)),
+        match="precision",
+    )
+
+
+def test_x0_on_one_rank_only(comm):
+    if comm.Get_size() < 2:
+        pytest.skip("needs two ranks")
+    A, b, rs, re = problem(comm)
+    x0 = jnp.zeros_like(b) if last(comm) else None
+    assert_all_raise(
+        comm, ValueError,
+        lambda: jaxamg.solve(A, b, x0=x0, comm=comm, nglobal=N, partition_info=(rs, re)),
+        match="initial guess",
+    )
+
+
+@pytest.mark.parametrize("defect", ["b length", "nan in b", "column range", "A shape",
+                                    "x0 shape", "block_dim", "complex b"])
+def test_bad_input_on_one_rank_only(comm, defect):
+    A, b, rs, re = problem(comm)
+    x0, block_dim = None, 1
+    culprit = comm.Get_size() - 1
+    if comm.Get_rank() == culprit:
+        if defect == "b length":
+            b = jnp.ones(re - rs + 1)
+        elif defect == "nan in b":
+            b = b.at[0].set(jnp.nan)
+        elif defect == "column range":
+            A = type(A)((A.data, A.indices.at[-1].set(N + 5), A.indptr), shape=A.shape)
+        elif defect == "A shape":
+            A = matrices.tridiagonal_matrix(re - rs + 1, dtype=jnp.float64)
+        elif defect == "x0 shape":
+            x0 = jnp.zeros(re - rs + 2)
+        elif defect == "block_dim":
+            block_dim = 5
+        elif defect == "complex b":
+            b = b.astype(jnp.complex128)
+    else:
+        if defect == "x0 shape":
+            x0 = jnp.zeros_like(b)
+        if defect == "block_dim":
+            block_dim = 5
+    if defect == "block_dim":
+        # Every rank gets block_dim=5, which divides no rank's rows of 24.
+        expected = ValueError
+    else:
+        expected = TypeError if defect == "complex b" else ValueError
+    message = assert_all_raise(
+        comm, expected,
+        lambda: jaxamg.solve(A, b, x0=x0, block_dim=block_dim, comm=comm, nglobal=N,
+                             partition_info=(rs, re)),
+    )
+    if defect != "block_dim":
+        assert message.startswith(f"rank {culprit}:"), message
+
+
+def test_not_a_communicator():
+    A = matrices.tridiagonal_matrix(4)
+    with pytest.raises(TypeError, match="mpi4py communicator"):
+        jaxamg.solve(A, jnp.ones(4), comm="world", nglobal=4, partition_info=(0, 4))
+
+
+def test_nglobal_without_comm():
+    A = matrices.tridiagonal_matrix(4)
+    with pytest.raises(ValueError, match="without `comm`"):
+        jaxamg.solve(A, jnp.ones(4), nglobal=4, partition_info=(0, 4))
+
+
+def test_null_space_is_refused_on_every_rank(comm):
+    A, b, rs, re = problem(comm)
+    assert_all_raise(
+        comm, NotImplementedError,
+        lambda: jaxamg.solve(A, b, comm=comm, nglobal=N, partition_info=(rs, re),
+                             nullspace="constant"),
+        match="null spaces",
+    )

@@ -1,0 +1,196 @@
+"""The distributed solve against SciPy's direct solve of the global system:
+1-4 ranks, equal and unequal partitions, scalar and 2x2 blocks, symmetric
+and nonsymmetric; jit equals eager; cached metadata; callables; x0; info."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("mpi4py")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+import scipy.sparse.linalg as spla  # noqa: E402
+from jax.experimental import sparse as jsparse  # noqa: E402
+from mpi_testing import (  # noqa: E402
+    assert_all,
+    config,
+    global_max,
+    local_block,
+    needs_native_mpi,
+    nonsymmetric_matrix,
+    spd_matrix,
+    block_matrix,
+    split_rows,
+)
+
+import jaxamg  # noqa: E402
+from jaxamg import matrices  # noqa: E402
+
+pytestmark = needs_native_mpi
+
+
+def distributed(comm, A_global, b_global, bounds, **kwargs):
+    rank = comm.Get_rank()
+    rs, re = bounds[rank]
+    n = A_global.shape[0]
+    A = local_block(A_global, rs, re)
+    return jaxamg.solve(A, jnp.asarray(b_global[rs:re]), comm=comm, nglobal=n,
+                        partition_info=(rs, re), **kwargs), (rs, re)
+
+
+@pytest.mark.parametrize("preconditioner", ["jacobi", "amg"])
+@pytest.mark.parametrize("equal", [True, False], ids=["equal", "unequal"])
+@pytest.mark.parametrize("kind", ["symmetric", "nonsymmetric", "block-sym", "block-nonsym"])
+def test_distributed_solve_equals_spsolve(comm, rng, kind, equal, preconditioner):
+    size = comm.Get_size()
+    if kind.startswith("block"):
+        m = 40
+        A = block_matrix(m, rng, symmetric=kind == "block-sym")
+        block_dim = 2
+        bounds = [(2 * a, 2 * b) for a, b in split_rows(m, size, rng, equal)]
+    else:
+        n = 120
+        A = spd_matrix(n, rng) if kind == "symmetric" else nonsymmetric_matrix(n, rng)
+        block_dim = 1
+        bounds = split_rows(n, size, rng, equal)
+    b = rng.standard_normal(A.shape[0])
+    reference = spla.spsolve(A.tocsc(), b)
+    symmetric = kind in ("symmetric", "block-sym")
+    (x, info), (rs, re) = distributed(comm, A, b, bounds, block_dim=block_dim,
+                                      config=config(symmetric, preconditioner))
+    error = np.linalg.norm(np.asarray(x) - reference[rs:re]) ** 2
+    error = np.sqrt(sum(comm.allgather(error))) / np.linalg.norm(reference)
+    assert_all(comm, info["status"] == jaxamg.AMGXStatus.SUCCESS, f"status {info['status']}")
+    assert_all(comm, error <= 1e-8, f"relative difference {error:.3e}")
+    # The same info on every rank.
+    infos = comm.allgather((info["iterations"], info["residual"], len(info["residual_history"])))
+    assert_all(comm, len(set(infos)) == 1, f"info differs across ranks: {infos}")
+
+
+def test_jit_equals_eager_and_cached_metadata(comm, rng):
+    rank, size = comm.Get_rank(), comm.Get_size()
+    n = 90
+    A_global = spd_matrix(n, rng)
+    b_global = rng.standard_normal(n)
+    bounds = split_rows(n, size, rng, equal=False)
+    rs, re = bounds[rank]
+    A = local_block(A_global, rs, re)
+    b = jnp.asarray(b_global[rs:re])
+    cfg = config(True)
+    x_eager, _ = jaxamg.solve(A, b, comm=comm, nglobal=n, partition_info=(rs, re), config=cfg)
+
+    @jax.jit
+    def solve_jit(data, rhs):
+        M = jsparse.BCSR((data, A.indices, A.indptr), shape=A.shape)
+        return jaxamg.solve(M, rhs, comm=comm, nglobal=n, partition_info=(rs, re), config=cfg)
+
+    x_jit, info_jit = solve_jit(A.data, b)
+    meta = jaxamg.cache_mpi_metadata(cfg, comm, n, (rs, re), A)
+    assert_all(comm, meta["recvcounts_tuple"] == tuple(e - s for s, e in bounds))
+
+    @jax.jit
+    def solve_cached(data, rhs):
+        M = jsparse.BCSR((data, A.indices, A.indptr), shape=A.shape)
+        return jaxamg.solve(jaxamg.with_cache(M, mpi=meta), rhs)
+
+    x_cached, _ = solve_cached(A.data, b)
+    diff = max(float(jnp.max(jnp.abs(x_jit - x_eager))), float(jnp.max(jnp.abs(x_cached - x_eager))))
+    assert_all(comm, global_max(comm, diff) <= 1e-12 * float(jnp.max(jnp.abs(x_eager))),
+               f"jit/cached differ from eager by {diff}")
+    assert_all(comm, info_jit["residual_history"].shape == (1001,))  # max_iters + 1
+
+
+def test_x0_cuts_iterations_and_keeps_the_solution(comm, rng):
+    rank, size = comm.Get_rank(), comm.Get_size()
+    n = 100
+    A_global = spd_matrix(n, rng)
+    b_global = rng.standard_normal(n)
+    reference = spla.spsolve(A_global.tocsc(), b_global)
+    rs, re = split_rows(n, size, rng, equal=True)[rank]
+    A = local_block(A_global, rs, re)
+    # An absolute tolerance: relative to a warm start's small residual it would
+    # ask for more digits than float64 has.
+    options = dict(config=config(True), convergence="ABSOLUTE", tolerance=1e-9)
+    cold, info_cold = jaxamg.solve(A, jnp.asarray(b_global[rs:re]), comm=comm, nglobal=n,
+                                   partition_info=(rs, re), **options)
+    guess = jnp.asarray(reference[rs:re] + 1e-6 * rng.standard_normal(re - rs))
+    warm, info_warm = jaxamg.solve(A, jnp.asarray(b_global[rs:re]), x0=guess, comm=comm,
+                                   nglobal=n, partition_info=(rs, re), **options)
+    assert_all(comm, info_warm["iterations"] < info_cold["iterations"],
+               f"{info_warm['iterations']} vs {info_cold['iterations']}")
+    diff = global_max(comm, float(np.max(np.abs(np.asarray(warm) - reference[rs:re]))))
+    assert_all(comm, diff < 1e-7, f"warm start error {diff}")
+
+
+def test_callable_operator_equals_its_matrix(comm, rng):
+    rank, size = comm.Get_rank(), comm.Get_size()
+    n = 8
+    op, rs, re = matrices.poisson_operator_distributed(n, rank, size, skew=0.0, dtype=jnp.float64)
+    A, _, _ = matrices.poisson_matrix_distributed(n, n, rank, size, dtype=jnp.float64)
+    b = jnp.asarray(rng.standard_normal(n * n)[rs:re])
+    cfg = config(True)
+    x_op, _ = jaxamg.solve(op, b, comm=comm, nglobal=n * n, partition_info=(rs, re), config=cfg)
+    x_mat, _ = jaxamg.solve(A, b, comm=comm, nglobal=n * n, partition_info=(rs, re), config=cfg)
+    coloring = op._coloring_info
+    assert_all(comm, tuple(coloring[4]) == (re - rs, n * n), f"coloring shape {coloring[4]}")
+    diff = global_max(comm, float(jnp.max(jnp.abs(x_op - x_mat))))
+    assert_all(comm, diff <= 1e-10, f"operator vs matrix {diff}")
+
+
+def test_save_stats_file_on_rank_0(comm, rng, tmp_path_factory):
+    rank, size = comm.Get_rank(), comm.Get_size()
+    path = comm.bcast(str(tmp_path_factory.mktemp("stats") / "stats.txt") if rank == 0 else None)
+    A, rs, re = matrices.poisson_matrix_distributed(10, 10, rank, size, dtype=jnp.float64)
+    jaxamg.solve(A, jnp.ones(re - rs), comm=comm, nglobal=100, partition_info=(rs, re),
+                 config=config(True, "amg"), save_stats_file=path)
+    comm.Barrier()
+    if rank == 0:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        # Both sections, filled by the distributed engine's statistics.
+        ok = ("AMG GRID STATISTICS" in text and "SOLVER ITERATIONS" in text
+              and "(no iteration statistics)" not in text)
+    else:
+        ok = True
+    assert_all(comm, ok, "stats file on rank 0")
+
+
+def test_subcommunicator_leaves_other_ranks_free(comm, rng):
+    """Ranks split in two groups solve two different systems at once."""
+    rank, size = comm.Get_rank(), comm.Get_size()
+    color = rank % 2 if size > 1 else 0
+    sub = comm.Split(color, rank)
+    try:
+        n = 60 + 10 * color
+        A_global = spd_matrix(n, np.random.default_rng(7 + color))
+        b_global = np.random.default_rng(9 + color).standard_normal(n)
+        reference = spla.spsolve(A_global.tocsc(), b_global)
+        srank, ssize = sub.Get_rank(), sub.Get_size()
+        bounds = split_rows(n, ssize, rng, equal=True)
+        rs, re = bounds[srank]
+        x, info = jaxamg.solve(local_block(A_global, rs, re), jnp.asarray(b_global[rs:re]),
+                               comm=sub, nglobal=n, partition_info=(rs, re), config=config(True))
+        error = float(np.max(np.abs(np.asarray(x) - reference[rs:re])) / np.max(np.abs(reference)))
+    finally:
+        sub.Free()
+    assert_all(comm, error <= 1e-8, f"subcommunicator solve error {error}")
+
+
+def test_vmap_over_right_hand_sides(comm, rng):
+    """A batch of right-hand sides (jax.vmap) equals one solve per column."""
+    rank, size = comm.Get_rank(), comm.Get_size()
+    n = 70
+    A_global = nonsymmetric_matrix(n, rng)
+    B = rng.standard_normal((3, n))
+    rs, re = split_rows(n, size, rng, equal=False)[rank]
+    A = local_block(A_global, rs, re)
+    cfg = config(False)
+
+    def one(b):
+        return jaxamg.solve(A, b, comm=comm, nglobal=n, partition_info=(rs, re), config=cfg)[0]
+
+    batch = jax.vmap(one)(jnp.asarray(B[:, rs:re]))
+    reference = np.stack([spla.spsolve(A_global.tocsc(), B[k]) for k in range(3)])
+    error = float(np.max(np.abs(np.asarray(batch) - reference[:, rs:re])) / np.max(np.abs(reference)))
+    assert_all(comm, error <= 1e-8, f"vmap error {error}")

@@ -1,0 +1,43 @@
+"""The sharded demos at test size (JAXAMG_DEMO_SMALL=1), run by every rank:
+main() returns 0 on every rank, and rank 0's printed numbers are checked
+again."""
+
+import importlib.util
+import pathlib
+import re
+
+import pytest
+from mpi_testing import assert_all
+
+DEMO_DIR = pathlib.Path(__file__).resolve().parents[2] / "demo"
+pytestmark = pytest.mark.usefixtures("native_mpi")
+
+
+def run_demo(comm, name, monkeypatch, capsys):
+    monkeypatch.setenv("JAXAMG_DEMO_SMALL", "1")
+    spec = importlib.util.spec_from_file_location(f"demo_{name}", DEMO_DIR / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    status = module.main([])
+    out = capsys.readouterr().out
+    ok = status == 0 and (comm.Get_rank() != 0 or out.rstrip().splitlines()[-1] == "OK")
+    assert_all(comm, ok, out)
+    return comm.bcast(out)
+
+
+def _numbers(pattern, text):
+    found = [float(v) for v in re.findall(pattern, text)]
+    assert found, f"{pattern!r} not in:\n{text}"
+    return found
+
+
+def test_sharded_poisson_problem(comm, monkeypatch, capsys):
+    out = run_demo(comm, "sharded_poisson_problem", monkeypatch, capsys)
+    assert _numbers(r"true \|b - A x\| / \|b\| = ([0-9.e+-]+)", out)[0] < 1e-8
+    assert max(_numbers(r"relative error ([0-9.e+-]+)", out)) < 1e-5
+    assert out.count("AMGXStatus.SUCCESS") >= comm.Get_size()
+
+
+def test_sharded_poisson_operator_optimization(comm, monkeypatch, capsys):
+    out = run_demo(comm, "sharded_poisson_operator_optimization", monkeypatch, capsys)
+    assert abs(_numbers(r"recovered skew ([0-9.e+-]+)", out)[0] - 5.0) < 1e-3
