@@ -3,6 +3,7 @@
 // platform="cpu". Built only when CMake finds MPI (option JAXAMG_MPI).
 #include <mpi.h>
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include <type_traits>
 
