@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "../ffi/solver_cache.h"
+#include "cache_info.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -24,43 +25,6 @@ nb::capsule encapsulate(T* fn) {
   return nb::capsule(reinterpret_cast<void*>(fn));
 }
 
-nb::dict cache_info() {
-  using jaxamg::ffi_cache::SolverCache;
-  SolverCache& cache = SolverCache::instance();
-  // Without the GIL: the snapshot waits for solves in progress on an entry,
-  // and other Python threads must run meanwhile.
-  std::vector<jaxamg::ffi_cache::EntryInfo> snapshot;
-  {
-    nb::gil_scoped_release release;
-    snapshot = cache.entries();
-  }
-  nb::list entries;
-  for (const auto& e : snapshot) {
-    nb::dict d;
-    d["n_rows"] = e.key.n_rows;
-    d["nnz"] = e.key.nnz;
-    d["mode"] = e.key.is_double ? "float64" : "float32";
-    d["transpose_solve"] = e.transposed_used;
-    d["block_dim"] = e.key.block_dim;
-    char hash[40];
-    std::snprintf(hash, sizeof hash, "%016llx%016llx",
-                  static_cast<unsigned long long>(e.key.structure_hi),
-                  static_cast<unsigned long long>(e.key.structure_lo));
-    d["structure_hash"] = std::string(hash);
-    d["config"] = e.key.config;
-    d["setups"] = e.setups;
-    d["resetups"] = e.resetups;
-    d["reuses"] = e.reuses;
-    entries.append(d);
-  }
-  nb::dict out;
-  out["size"] = nb::len(entries);
-  out["capacity"] = cache.capacity();
-  out["entries"] = entries;
-  out["total_setups"] = cache.total_setups();
-  return out;
-}
-
 }  // namespace
 
 NB_MODULE(_cpu, m) {
@@ -71,11 +35,10 @@ NB_MODULE(_cpu, m) {
     d["jaxamg_solve_nns"] = encapsulate(JaxamgSolveNnsCpu);
     return d;
   });
-  m.def("cache_info", &cache_info);
-  m.def("clear_cache", [] {
-    nb::gil_scoped_release release;  // freeing large hierarchies takes a while
-    jaxamg::ffi_cache::SolverCache::instance().clear();
-  });
+  m.def("cache_info",
+        [] { return jaxamg::bindings::cache_info_dict(jaxamg::ffi_cache::SolverCache::instance()); });
+  m.def("clear_cache",
+        [] { jaxamg::bindings::clear_cache(jaxamg::ffi_cache::SolverCache::instance()); });
   m.def("take_stats_text", &jaxamg::ffi_cache::take_stats_text);
   m.def("set_cache_capacity",
         [](std::size_t c) { jaxamg::ffi_cache::SolverCache::instance().set_capacity(c); });

@@ -5,10 +5,13 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include <stdexcept>
 #include <type_traits>
 
 #include "../ffi/cuda_solve_handler.h"
+#include "backend/cuda/device_array.h"
 #include "../ffi/solver_cache.h"
+#include "cache_info.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -45,9 +48,24 @@ NB_MODULE(_cuda, m) {
     return d;
   });
   m.def("device_count", &device_count);
-  m.def("clear_cache", [] { jaxamg::ffi_cache::SolverCache::instance().clear(); });
+  m.def("cache_info",
+        [] { return jaxamg::bindings::cache_info_dict(jaxamg::ffi_cache::SolverCache::instance()); });
+  // Frees the device hierarchies of every cached solver (cudaFree).
+  m.def("clear_cache",
+        [] { jaxamg::bindings::clear_cache(jaxamg::ffi_cache::SolverCache::instance()); });
   m.def("cache_size", [] { return jaxamg::ffi_cache::SolverCache::instance().entries().size(); });
   m.def("total_setups", [] { return jaxamg::ffi_cache::SolverCache::instance().total_setups(); });
+  // Bytes of device memory held by jaxamg's CUDA allocations right now.
+  m.def("live_device_bytes", [] { return jaxamg::cuda::live_device_bytes().load(); });
+  // (free, total) bytes of the current device, from cudaMemGetInfo.
+  m.def("device_memory", [] {
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+      cudaGetLastError();
+      throw std::runtime_error("jaxamg._cuda.device_memory: cudaMemGetInfo failed");
+    }
+    return nb::make_tuple(free_bytes, total_bytes);
+  });
   m.def("last_solve", [] {
     const auto info = jaxamg::ffi_handlers::last_cuda_solve();
     nb::dict d;

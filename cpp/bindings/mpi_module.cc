@@ -9,6 +9,7 @@
 
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
+#include "../ffi/mpi/mpi_solver_cache.h"
 #include "../ffi/solver_cache.h"
 
 namespace nb = nanobind;
@@ -40,6 +41,34 @@ NB_MODULE(_mpi, m) {
   m.def("available", [] { return true; });
   // Statistics text printed by MPI solves since the last call (then cleared).
   m.def("take_stats_text", &jaxamg::ffi_cache::take_stats_text);
+  // This process's cache of distributed solvers and gather plans. Clearing
+  // it on some processes only is safe: the processes agree on setup versus
+  // reuse collectively at the next solve.
+  m.def("clear_cache", [] {
+    nb::gil_scoped_release release;
+    jaxamg::mpi_cache::Cache::instance().clear();
+  });
+  m.def("cache_info", [] {
+    nb::list entries;
+    for (const auto& key : jaxamg::mpi_cache::Cache::instance().keys()) {
+      if (key.config.empty()) continue;  // a gather plan, not a solver
+      nb::dict d;
+      d["n_rows"] = key.n_local;
+      d["n_rows_global"] = key.nglobal;
+      d["row_start"] = key.row_start;
+      d["nnz"] = key.nnz;
+      d["mode"] = key.is_double ? "float64" : "float32";
+      d["block_dim"] = key.block_dim;
+      d["comm_size"] = key.comm_size;
+      d["config"] = key.config;
+      entries.append(d);
+    }
+    nb::dict out;
+    out["size"] = nb::len(entries);
+    out["capacity"] = jaxamg::mpi_cache::Cache::instance().capacity();
+    out["entries"] = entries;
+    return out;
+  });
   m.def("mpi_initialized", [] {
     int flag = 0;
     MPI_Initialized(&flag);

@@ -12,30 +12,14 @@
 #include "api/linear_solver.h"
 #include "core/error.h"
 #include "problems.h"
+#include "test_block_util.h"
 
 namespace jaxamg {
 namespace {
 
-// kron(P, B) with unknowns interleaved node-major: entry (i*k + c, j*k + d)
-// is p_ij * b_cd.
-CsrMatrix<double> kron_nodes(const CsrMatrix<double>& P, const std::vector<double>& B, Index k) {
-  CsrMatrix<double> A(P.nrows * k, P.ncols * k);
-  for (Index i = 0; i < P.nrows; ++i) {
-    for (Index c = 0; c < k; ++c) {
-      for (Index p = P.row_ptr[i]; p < P.row_ptr[i + 1]; ++p) {
-        for (Index d = 0; d < k; ++d) {
-          A.col.push_back(P.col[p] * k + d);
-          A.val.push_back(P.val[p] * B[c * k + d]);
-        }
-      }
-      A.row_ptr[i * k + c + 1] = A.nnz();
-    }
-  }
-  A.find_diagonal();
-  return A;
-}
-
-const std::vector<double> kCoupling = {2, 1, 1, 2};
+using testing::kCoupling;
+using testing::kron_nodes;
+using testing::random_block_matrix;
 
 std::string block_amg_json(const std::string& krylov, const std::string& amg_extra = "",
                            int max_iters = 200, const std::string& tolerance = "1e-8") {
@@ -58,33 +42,10 @@ SolveResult setup_solve(const std::string& json, const CsrMatrix<double>& A, Ind
   return s.solve(b.data(), x.data(), A.nrows, false);
 }
 
-// A random block matrix with strong (invertible) diagonal blocks.
-CsrMatrix<double> random_block_matrix(Index nodes, Index k, unsigned seed) {
-  const auto P = testing::poisson1d<double>(static_cast<int>(nodes));
-  const auto r = testing::random_vector<double>(static_cast<int>(P.nnz() * k * k), seed);
-  CsrMatrix<double> A(nodes * k, nodes * k);
-  Index q = 0;
-  for (Index i = 0; i < nodes; ++i) {
-    for (Index c = 0; c < k; ++c) {
-      for (Index p = P.row_ptr[i]; p < P.row_ptr[i + 1]; ++p) {
-        for (Index d = 0; d < k; ++d) {
-          double v = 0.3 * r[q++];
-          if (P.col[p] == i && c == d) v += 4.0;
-          A.col.push_back(P.col[p] * k + d);
-          A.val.push_back(v);
-        }
-      }
-      A.row_ptr[i * k + c + 1] = A.nnz();
-    }
-  }
-  A.find_diagonal();
-  return A;
-}
-
 TEST(Block, JacobiSweepMatchesDenseBlockReference) {
   const Index k = 3, nodes = 7;
   const double w = 0.8;
-  const auto A = random_block_matrix(nodes, k, 5);
+  const auto A = random_block_matrix(testing::poisson1d<double>(static_cast<int>(nodes)), k, 5);
   const auto b = testing::random_vector<double>(static_cast<int>(A.nrows), 6);
   const auto x0 = testing::random_vector<double>(static_cast<int>(A.nrows), 7);
   LinearSolver<double> s(R"({"config_version": 2, "solver": {"scope": "main",

@@ -75,39 +75,77 @@ def _checked_near_nullspace(A: Any, spec: Any) -> Any:
     return spec
 
 
-def get_solver_cache_info() -> dict:
-    """The native cache: ``{"single_gpu": {"size", "capacity", "entries"},
-    "mpi": {...}, "isolated_mode": bool}`` (the layout JAX-AMG uses; the
-    "single_gpu" section holds single-process solves on any device).
+def _loaded_module(name: str) -> Any:
+    """The native module ``jaxamg.<name>`` if it has been imported, else None
+    (a cache that was never used holds nothing: no need to load it)."""
+    import sys
 
-    Each entry: n_rows, nnz, mode ("float32"/"float64"), transpose_solve,
-    block_dim, structure_hash, config (as a dict), and the counters setups,
-    resetups and reuses.
-    """
-    from ._ffi import native
+    return sys.modules.get(f"jaxamg.{name}")
 
-    raw = native().cache_info()
-    entries = []
-    for e in raw["entries"]:
+
+def _decoded(entries: Any, device: str) -> list:
+    out = []
+    for e in entries:
         entry = dict(e)
+        entry["device"] = device
         try:
             entry["config"] = json.loads(entry["config"])
         except ValueError:
             pass
-        entries.append(entry)
+        out.append(entry)
+    return out
+
+
+def get_solver_cache_info() -> dict:
+    """The native caches: ``{"single_gpu": {"size", "capacity", "entries"},
+    "mpi": {...}, "isolated_mode": bool, "total_setups": int}`` (the layout
+    JAX-AMG uses; the "single_gpu" section holds single-process solves on any
+    device, CPU and CUDA, and "mpi" the distributed solvers of this process).
+
+    Each entry: n_rows, nnz, mode ("float32"/"float64"), block_dim, config
+    (as a dict), device ("cpu", "cuda" or "mpi"); single-process entries also
+    transpose_solve, structure_hash and the counters setups, resetups and
+    reuses; MPI entries n_rows_global, row_start and comm_size.
+    """
+    from ._ffi import native
+
+    raw = native().cache_info()
+    entries = _decoded(raw["entries"], "cpu")
+    total_setups = raw["total_setups"]
+    cuda = _loaded_module("_cuda")
+    if cuda is not None:
+        raw_cuda = cuda.cache_info()
+        entries += _decoded(raw_cuda["entries"], "cuda")
+        total_setups += raw_cuda["total_setups"]
+    mpi_section = {"size": 0, "capacity": raw["capacity"], "entries": []}
+    mpi = _loaded_module("_mpi")
+    if mpi is not None:
+        raw_mpi = mpi.cache_info()
+        mpi_section = {
+            "size": raw_mpi["size"],
+            "capacity": raw_mpi["capacity"],
+            "entries": _decoded(raw_mpi["entries"], "mpi"),
+        }
     return {
-        "single_gpu": {"size": raw["size"], "capacity": raw["capacity"], "entries": entries},
-        "mpi": {"size": 0, "capacity": raw["capacity"], "entries": []},
+        "single_gpu": {"size": len(entries), "capacity": raw["capacity"], "entries": entries},
+        "mpi": mpi_section,
         "isolated_mode": raw["capacity"] == 0,
-        "total_setups": raw["total_setups"],
+        "total_setups": total_setups,
     }
 
 
 def clear_solver_cache() -> None:
-    """Frees every cached solver (the next solve sets up from scratch)."""
+    """Frees every cached solver of this process — CPU, CUDA (its device
+    memory returns to the driver) and MPI — so the next solve sets up from
+    scratch. Under MPI it is local to the calling process and safe to call
+    on some processes only."""
     from ._ffi import native
 
     native().clear_cache()
+    for name in ("_cuda", "_mpi"):
+        module = _loaded_module(name)
+        if module is not None:
+            module.clear_cache()
 
 
 def finalize() -> None:

@@ -209,3 +209,45 @@ def test_null_space_is_refused_on_every_rank(comm):
                              nullspace="constant"),
         match="null spaces",
     )
+
+
+@pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
+def test_setup_failure_on_one_rank_raises_everywhere_within_10_s(comm, jit):
+    """A failure inside the native setup of one rank (a zero diagonal entry
+    that the Jacobi smoother divides by, which no Python check sees): every
+    rank raises the culprit's message, quickly, instead of waiting in a
+    collective."""
+    import time
+
+    import jax
+
+    A, b, rs, re = problem(comm)
+    culprit = comm.Get_size() - 1
+    data = A.data
+    if comm.Get_rank() == culprit:
+        # The local block's first row: its diagonal is the entry at column rs.
+        row = np.asarray(A.indices[A.indptr[0]:A.indptr[1]])
+        data = data.at[int(A.indptr[0]) + int(np.flatnonzero(row == rs)[0])].set(0.0)
+    config = {"config_version": 2, "solver": {
+        "scope": "main", "solver": "PCG", "max_iters": 50, "tolerance": 1e-8,
+        "preconditioner": {"scope": "jac", "solver": "BLOCK_JACOBI", "max_iters": 1}}}
+
+    def run(values):
+        M = type(A)((values, A.indices, A.indptr), shape=A.shape)
+        return jaxamg.solve(M, b, comm=comm, nglobal=N, partition_info=(rs, re), config=config)
+
+    fn = jax.jit(run) if jit else run
+    comm.Barrier()
+    start = time.perf_counter()
+    message = assert_all_raise(comm, Exception, lambda: jax.block_until_ready(fn(data)))
+    elapsed = comm.allreduce(time.perf_counter() - start, op=_max_op())
+    assert f"rank {culprit}" in message and "diagonal" in message, message
+    if comm.Get_rank() == 0:
+        print(f"all {comm.Get_size()} ranks raised after {elapsed:.2f} s: {message}")
+    assert elapsed < 10.0, f"ranks took {elapsed:.1f} s to raise"
+
+
+def _max_op():
+    from mpi4py import MPI
+
+    return MPI.MAX

@@ -194,3 +194,30 @@ def test_vmap_over_right_hand_sides(comm, rng):
     reference = np.stack([spla.spsolve(A_global.tocsc(), B[k]) for k in range(3)])
     error = float(np.max(np.abs(np.asarray(batch) - reference[:, rs:re])) / np.max(np.abs(reference)))
     assert_all(comm, error <= 1e-8, f"vmap error {error}")
+
+
+def test_cache_info_lists_the_distributed_solver_and_clear_frees_it(comm, rng):
+    n = 96
+    A_global = spd_matrix(n, rng)
+    b_global = rng.standard_normal(n)
+    bounds = split_rows(n, comm.Get_size(), rng, False)
+    jaxamg.clear_solver_cache()
+    assert_all(comm, jaxamg.get_solver_cache_info()["mpi"]["size"] == 0, "not empty after clear")
+    (x, info), (rs, re) = distributed(comm, A_global, b_global, bounds,
+                                      config=config(True, "amg"))
+    section = jaxamg.get_solver_cache_info()["mpi"]
+    mine = [e for e in section["entries"] if e["n_rows_global"] == n]
+    assert_all(comm, len(mine) == 1, f"entries {section['entries']}")
+    entry = mine[0]
+    assert_all(comm, (entry["n_rows"], entry["row_start"]) == (re - rs, rs), f"entry {entry}")
+    assert_all(comm, entry["comm_size"] == comm.Get_size() and entry["device"] == "mpi",
+               f"entry {entry}")
+    assert_all(comm, isinstance(entry["config"], dict), f"config {entry['config']!r}")
+    # Clearing on one rank only: the next solve still agrees and is right.
+    if comm.Get_rank() == 0:
+        jaxamg.clear_solver_cache()
+    (x2, _), _ = distributed(comm, A_global, b_global, bounds, config=config(True, "amg"))
+    diff = float(np.max(np.abs(np.asarray(x2) - np.asarray(x))))
+    assert_all(comm, diff <= 1e-10 * (1 + float(np.max(np.abs(np.asarray(x))))), f"diff {diff}")
+    jaxamg.clear_solver_cache()
+    assert_all(comm, jaxamg.get_solver_cache_info()["mpi"]["size"] == 0, "not empty after clear")

@@ -54,6 +54,14 @@ void Cache::clear() {
   dropped.swap(lru_);
 }
 
+std::vector<Key> Cache::keys() {
+  std::lock_guard<std::mutex> guard(mutex_);
+  std::vector<Key> out;
+  out.reserve(lru_.size());
+  for (const auto& entry : lru_) out.push_back(entry->key);
+  return out;
+}
+
 void fingerprint(int64_t n, const int32_t* indptr, const int32_t* indices, int64_t nnz,
                  uint64_t* hi, uint64_t* lo) {
   uint64_t a = 1469598103934665603ull, b = 0x9e3779b97f4a7c15ull;

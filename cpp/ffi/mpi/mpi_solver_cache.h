@@ -56,6 +56,9 @@ class Cache {
   static Cache& instance();
   std::shared_ptr<Entry> acquire(const Key& key);
   void clear();
+  // The keys of the stored entries, most recently used first.
+  std::vector<Key> keys();
+  std::size_t capacity() const { return capacity_; }
 
  private:
   Cache();

@@ -131,6 +131,17 @@ TEST(DistSmoothers, HybridGaussSeidelPreconditionsAndConverges) {
   }
 }
 
+TEST(DistSmoothers, HybridBlockGaussSeidelPreconditionsAndConverges) {
+  // block_dim 2: block GS within a process, block Jacobi across processes.
+  const auto A = random_matrix<double>(160, 6, false, 62);
+  for (bool unequal : {false, true}) {
+    const Outcome o = compare(A, config("FGMRES", kGs), unequal, false, 2);
+    EXPECT_EQ(o.dist_status, Status::kSuccess);
+    EXPECT_LE(o.rel_diff, 1e-8);
+    if (size() == 1) EXPECT_EQ(o.dist_iters, o.serial_iters);
+  }
+}
+
 TEST(DistSolverErrors, SolversWithoutDistributedSupportAreRejected) {
   const auto A = testing::poisson2d<double>(6);
   const int n = A.nrows;

@@ -1,5 +1,6 @@
 // Owning device allocations (cudaMalloc / cudaFree) for the CUDA backend.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -7,6 +8,13 @@
 #include "backend/cuda/cuda_check.h"
 
 namespace jaxamg::cuda {
+
+// Bytes held by all live DeviceArrays of this module: what the solver cache
+// keeps on the device (clearing the cache brings it back to zero).
+inline std::atomic<long long>& live_device_bytes() {
+  static std::atomic<long long> bytes{0};
+  return bytes;
+}
 
 template <class T>
 class DeviceArray {
@@ -33,7 +41,10 @@ class DeviceArray {
   void resize(std::size_t n) {
     if (n == size_) return;
     release();
-    if (n > 0) check(cudaMalloc(reinterpret_cast<void**>(&ptr_), n * sizeof(T)), "cudaMalloc");
+    if (n > 0) {
+      check(cudaMalloc(reinterpret_cast<void**>(&ptr_), n * sizeof(T)), "cudaMalloc");
+      live_device_bytes() += static_cast<long long>(n * sizeof(T));
+    }
     size_ = n;
   }
   // Synchronous upload (setup only).
@@ -50,7 +61,10 @@ class DeviceArray {
 
  private:
   void release() {
-    if (ptr_) cudaFree(ptr_);  // never throws: called from destructors
+    if (ptr_) {
+      cudaFree(ptr_);  // never throws: called from destructors
+      live_device_bytes() -= static_cast<long long>(size_ * sizeof(T));
+    }
     ptr_ = nullptr;
     size_ = 0;
   }

@@ -7,41 +7,55 @@
 namespace jaxamg::smoothers {
 
 template <class T>
-Coloring greedy_coloring(const CsrMatrix<T>& A) {
+Coloring greedy_coloring(const CsrMatrix<T>& A, Index block_dim) {
   const Index n = A.nrows;
+  const Index k = std::max<Index>(block_dim, 1);
+  const Index nodes = n / k;  // the caller checks that k divides n
   const Index nnz = A.nnz();
-  // Column-wise pattern (the transpose's rows): the earlier rows j with
-  // a_ji != 0 are neighbours of i too when the pattern is not symmetric.
-  std::vector<Index> tp(n + 1, 0), tc(nnz);
-  for (Index k = 0; k < nnz; ++k) ++tp[A.col[k] + 1];
-  for (Index i = 0; i < n; ++i) tp[i + 1] += tp[i];
+  // Node-level pattern: node I's neighbours are the nodes of the columns of
+  // its k rows (columns beyond n, a distributed matrix's ghosts, are not
+  // coloured here). Column-wise (the transpose's rows): the earlier nodes J
+  // with a_JI != 0 are neighbours of I too when the pattern is not symmetric.
+  auto node_of = [k](Index j) { return j / k; };
+  std::vector<Index> tp(nodes + 1, 0), tc(nnz);
+  for (Index i = 0; i < nodes * k; ++i)
+    for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+      if (A.col[p] < n) ++tp[node_of(A.col[p]) + 1];
+  for (Index I = 0; I < nodes; ++I) tp[I + 1] += tp[I];
   {
     std::vector<Index> next(tp.begin(), tp.end() - 1);
-    for (Index i = 0; i < n; ++i)
-      for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) tc[next[A.col[k]]++] = i;
+    for (Index i = 0; i < nodes * k; ++i)
+      for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+        if (A.col[p] < n) tc[next[node_of(A.col[p])]++] = node_of(i);
   }
-  Coloring c;
-  c.color.assign(n, -1);
-  // mark[col] == i: colour col is taken by a neighbour of row i.
+  std::vector<int> node_color(nodes, -1);
+  int num_colors = 0;
+  // mark[col] == I: colour col is taken by a neighbour of node I.
   std::vector<Index> mark;
-  for (Index i = 0; i < n; ++i) {
-    auto take = [&](Index j) {
-      const int cj = c.color[j];
-      if (j != i && cj >= 0) {
+  for (Index I = 0; I < nodes; ++I) {
+    auto take = [&](Index J) {
+      const int cj = node_color[J];
+      if (J != I && cj >= 0) {
         if (static_cast<size_t>(cj) >= mark.size()) mark.resize(cj + 1, -1);
-        mark[cj] = i;
+        mark[cj] = I;
       }
     };
-    for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) take(A.col[k]);
-    for (Index k = tp[i]; k < tp[i + 1]; ++k) take(tc[k]);
-    int ci = 0;
-    while (static_cast<size_t>(ci) < mark.size() && mark[ci] == i) ++ci;
-    c.color[i] = ci;
-    c.num_colors = std::max(c.num_colors, ci + 1);
+    for (Index i = I * k; i < (I + 1) * k; ++i)
+      for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+        if (A.col[p] < n) take(node_of(A.col[p]));
+    for (Index p = tp[I]; p < tp[I + 1]; ++p) take(tc[p]);
+    int cI = 0;
+    while (static_cast<size_t>(cI) < mark.size() && mark[cI] == I) ++cI;
+    node_color[I] = cI;
+    num_colors = std::max(num_colors, cI + 1);
   }
+  Coloring c;
+  c.num_colors = num_colors;
+  c.color.resize(n);
+  for (Index i = 0; i < n; ++i) c.color[i] = node_color[node_of(i)];
   c.color_ptr.assign(c.num_colors + 1, 0);
   for (Index i = 0; i < n; ++i) ++c.color_ptr[c.color[i] + 1];
-  for (int k = 0; k < c.num_colors; ++k) c.color_ptr[k + 1] += c.color_ptr[k];
+  for (int q = 0; q < c.num_colors; ++q) c.color_ptr[q + 1] += c.color_ptr[q];
   c.rows.resize(n);
   std::vector<Index> next(c.color_ptr.begin(), c.color_ptr.end() - 1);
   for (Index i = 0; i < n; ++i) c.rows[next[c.color[i]]++] = i;
@@ -104,7 +118,7 @@ void gather_split_values(const CsrMatrix<T>& A, const ColorSplit& split, std::ve
 }
 
 #define JAXAMG_INSTANTIATE(T)                                                          \
-  template Coloring greedy_coloring(const CsrMatrix<T>&);                              \
+  template Coloring greedy_coloring(const CsrMatrix<T>&, Index);                       \
   template ColorSplit split_by_color(const CsrMatrix<T>&, const Coloring&);            \
   template void gather_split_values(const CsrMatrix<T>&, const ColorSplit&, std::vector<T>&);
 JAXAMG_INSTANTIATE(float)

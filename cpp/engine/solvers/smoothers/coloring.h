@@ -21,8 +21,11 @@ struct Coloring {
   std::vector<Index> rows;       // rows grouped by colour, ascending within a colour
 };
 
+// With block_dim k > 1 the nodes (k consecutive rows) are coloured instead:
+// all rows of a node share its colour, and a colour's rows list each of its
+// nodes as k consecutive entries (for block smoothers).
 template <class T>
-Coloring greedy_coloring(const CsrMatrix<T>& A);
+Coloring greedy_coloring(const CsrMatrix<T>& A, Index block_dim = 1);
 
 // A's entries regrouped for colour sweeps: the rows are stored in colour
 // order (row i at position pos[i], i.e. Coloring::rows[pos[i]] == i), so a

@@ -1,5 +1,9 @@
 #include "solvers/smoothers/gauss_seidel.h"
 
+#include <algorithm>
+#include <vector>
+
+#include "solvers/smoothers/block_diagonal.h"
 #include "solvers/smoothers/common.h"
 
 namespace jaxamg {
@@ -13,12 +17,53 @@ GaussSeidelSolver<T>::GaussSeidelSolver(SolverContext& ctx, const std::string& s
 
 template <class T>
 void GaussSeidelSolver<T>::solver_setup(bool /*reuse_structure*/) {
-  smoothers::inverse_diagonal(*this->A_, "GS smoother", wdinv_);
+  const CsrMatrix<T>& A = *this->A_;
+  k_ = std::max<Index>(A.block_dim, 1);
+  if (k_ > 1) {
+    wdinv_.clear();
+    smoothers::inverse_block_diagonal(A, k_, w_, "GS smoother", binv_);
+    return;
+  }
+  binv_.clear();
+  smoothers::inverse_diagonal(A, "GS smoother", wdinv_);
   for (T& d : wdinv_) d *= w_;
 }
 
 template <class T>
+void GaussSeidelSolver<T>::block_sweep(const T* b, T* x, bool x_is_zero) {
+  const CsrMatrix<T>& A = *this->A_;
+  const Index n = A.nrows;
+  const Index k = k_;
+  const Index* rp = A.row_ptr.data();
+  const Index* ci = A.col.data();
+  const T* v = A.val.data();
+  // Ghost column c (>= n) reads ghost[c - n]; a zero guess has zero ghosts.
+  const T* ghost = (A.dist && !x_is_zero) ? A.dist->ghost_values(x) : nullptr;
+  std::vector<T> r(static_cast<std::size_t>(k));
+  for (Index I = 0; I < n / k; ++I) {
+    const Index first = I * k;
+    for (Index c = 0; c < k; ++c) {
+      const Index i = first + c;
+      T s = b[i];
+      for (Index p = rp[i]; p < rp[i + 1]; ++p) {
+        const Index j = ci[p];
+        // From a zero guess only the nodes already visited are nonzero
+        // (columns are sorted, so the rest of the row reads zeros).
+        if (x_is_zero && j >= first) break;
+        s -= v[p] * (j < n ? x[j] : ghost[j - n]);
+      }
+      r[c] = s;
+    }
+    smoothers::apply_block(binv_.data() + I * k * k, r.data(), x + first, k, !x_is_zero);
+  }
+}
+
+template <class T>
 IterationResult GaussSeidelSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
+  if (k_ > 1) {
+    block_sweep(b, x, x_is_zero);
+    return IterationResult::kContinue;
+  }
   const CsrMatrix<T>& A = *this->A_;
   const Index n = A.nrows;
   const Index* rp = A.row_ptr.data();

@@ -5,6 +5,10 @@
 // (symmetric_GS is a MULTICOLOR_GS parameter). On a distributed matrix it
 // is hybrid Gauss-Seidel: sequential within the process's rows, Jacobi
 // across process boundaries (ghost values are those before the sweep).
+//
+// For block_dim k > 1 it is block Gauss-Seidel: node by node,
+//   x_I <- x_I + w D_I^-1 (b_I - sum_J A_IJ x_J),
+// with the k x k diagonal blocks D_I inverted once at setup.
 #pragma once
 #include "solvers/solver.h"
 
@@ -21,8 +25,12 @@ class GaussSeidelSolver : public Solver<T> {
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
 
  private:
+  void block_sweep(const T* b, T* x, bool x_is_zero);
+
   T w_;
-  Vector<T> wdinv_;  // w / a_ii
+  Index k_ = 1;
+  Vector<T> wdinv_;  // block_dim 1: w / a_ii
+  Vector<T> binv_;   // block_dim k > 1: w D_I^-1 per node, k*k each
 };
 
 }  // namespace jaxamg

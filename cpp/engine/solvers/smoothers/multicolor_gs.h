@@ -6,6 +6,11 @@
 // The colouring and a copy of A with each colour's rows contiguous (for
 // streaming access) are built at setup; a values-only resetup keeps the
 // colouring and layout and gathers the new values.
+//
+// For block_dim k > 1 it is block multicolour Gauss-Seidel: the nodes (k
+// consecutive rows) are coloured, and each node update is
+//   x_I <- x_I + w D_I^-1 (b_I - sum_J A_IJ x_J)
+// with the k x k diagonal blocks D_I inverted at setup.
 #pragma once
 #include "solvers/smoothers/coloring.h"
 #include "solvers/solver.h"
@@ -23,12 +28,18 @@ class MulticolorGSSolver : public Solver<T> {
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
 
  private:
+  // One node of colour position p0 (its k rows start there): the block update.
+  void relax_node(Index p0, const T* b, T* x) const;
+
   T w_;
   bool symmetric_;
   smoothers::Coloring coloring_;
   smoothers::ColorSplit split_;  // A's rows regrouped by colour
   Vector<T> val_;                // A's values in that layout
-  Vector<T> wdinv_;              // w / a_ii, by colour position
+  Vector<T> wdinv_;              // block_dim 1: w / a_ii, by colour position
+  static constexpr Index kMaxStackBlock = 8;  // node residuals up to this size stay on the stack
+  Index k_ = 1;
+  Vector<T> binv_;  // block_dim k > 1: w D_I^-1 per node (by node index), k*k each
 };
 
 }  // namespace jaxamg
