@@ -8,6 +8,7 @@
 
 #include "../ffi/solver_cache.h"
 #include "cache_info.h"
+#include "ffi_capsule.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -16,23 +17,12 @@ namespace nb = nanobind;
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveCpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveNnsCpu);
 
-namespace {
-
-template <class T>
-nb::capsule encapsulate(T* fn) {
-  static_assert(std::is_invocable_r_v<XLA_FFI_Error*, T, XLA_FFI_CallFrame*>,
-                "not an XLA FFI handler");
-  return nb::capsule(reinterpret_cast<void*>(fn));
-}
-
-}  // namespace
-
 NB_MODULE(_cpu, m) {
   m.doc() = "XLA FFI handlers and the native solver cache of jaxamg";
   m.def("registrations", [] {
     nb::dict d;
-    d["jaxamg_solve"] = encapsulate(JaxamgSolveCpu);
-    d["jaxamg_solve_nns"] = encapsulate(JaxamgSolveNnsCpu);
+    d["jaxamg_solve"] = jaxamg::bindings::encapsulate(JaxamgSolveCpu);
+    d["jaxamg_solve_nns"] = jaxamg::bindings::encapsulate(JaxamgSolveNnsCpu);
     return d;
   });
   m.def("cache_info",

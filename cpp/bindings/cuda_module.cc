@@ -12,6 +12,7 @@
 #include "backend/cuda/device_array.h"
 #include "../ffi/solver_cache.h"
 #include "cache_info.h"
+#include "ffi_capsule.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -21,12 +22,6 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveCuda);
 
 namespace {
 
-template <class T>
-nb::capsule encapsulate(T* fn) {
-  static_assert(std::is_invocable_r_v<XLA_FFI_Error*, T, XLA_FFI_CallFrame*>,
-                "not an XLA FFI handler");
-  return nb::capsule(reinterpret_cast<void*>(fn));
-}
 
 int device_count() {
   int n = 0;
@@ -44,7 +39,7 @@ NB_MODULE(_cuda, m) {
   m.doc() = "XLA FFI handler of jaxamg for CUDA devices";
   m.def("registrations", [] {
     nb::dict d;
-    d["jaxamg_solve"] = encapsulate(JaxamgSolveCuda);
+    d["jaxamg_solve"] = jaxamg::bindings::encapsulate(JaxamgSolveCuda);
     return d;
   });
   m.def("device_count", &device_count);

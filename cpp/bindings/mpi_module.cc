@@ -7,6 +7,7 @@
 
 #include <type_traits>
 
+#include "ffi_capsule.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
 #include "../ffi/mpi/mpi_solver_cache.h"
@@ -17,23 +18,12 @@ namespace nb = nanobind;
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveMpiCpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiGatherColumnsCpu);
 
-namespace {
-
-template <class T>
-nb::capsule encapsulate(T* fn) {
-  static_assert(std::is_invocable_r_v<XLA_FFI_Error*, T, XLA_FFI_CallFrame*>,
-                "not an XLA FFI handler");
-  return nb::capsule(reinterpret_cast<void*>(fn));
-}
-
-}  // namespace
-
 NB_MODULE(_mpi, m) {
   m.doc() = "XLA FFI handlers of jaxamg's distributed (MPI) solver";
   m.def("registrations", [] {
     nb::dict d;
-    d["jaxamg_solve_mpi"] = encapsulate(JaxamgSolveMpiCpu);
-    d["jaxamg_mpi_gather_columns"] = encapsulate(JaxamgMpiGatherColumnsCpu);
+    d["jaxamg_solve_mpi"] = jaxamg::bindings::encapsulate(JaxamgSolveMpiCpu);
+    d["jaxamg_mpi_gather_columns"] = jaxamg::bindings::encapsulate(JaxamgMpiGatherColumnsCpu);
     return d;
   });
   // The module exists only in builds with MPI; the handlers themselves need

@@ -25,9 +25,8 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/device_solver.h"
 #include "backend/cuda/kernels.h"
-#include "batch_lanes.h"
-#include "core/error.h"
 #include "cuda_solve_handler.h"
+#include "handler_common.h"
 #include "solver_cache.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -106,59 +105,33 @@ DeviceSolver<T>& transposed_solver(DeviceState<T>& st) {
   return *st.transposed;
 }
 
-struct Attrs {
-  std::string_view config;
-  uint64_t structure_hi, structure_lo;
-  bool transpose, use_x0, reuse_setup;
-  int64_t block_dim, history_len;
-};
-
 template <class T>
 void write_stats(T* d_stats, const SolveResult& r, int64_t history_len, cudaStream_t s) {
-  std::vector<T> st(3 + history_len, std::numeric_limits<T>::quiet_NaN());
-  st[0] = static_cast<T>(r.iterations);
-  st[1] = static_cast<T>(r.residual);
-  st[2] = static_cast<T>(static_cast<int>(r.status));
-  for (int64_t h = 0; h < history_len && h < static_cast<int64_t>(r.history.size()); ++h) {
-    st[3 + h] = static_cast<T>(r.history[h]);
-  }
+  std::vector<T> st(3 + history_len);
+  fill_stats(st.data(), r, history_len);
   from_host(d_stats, st.data(), st.size(), s, "cudaMemcpyAsync (stats)");
 }
 
 template <class T>
-void solve_typed(cudaStream_t stream, int device, const Attrs& at, ffi::Buffer<ffi::S32> indptr,
-                 ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data, ffi::AnyBuffer b,
-                 ffi::AnyBuffer x0, ffi::AnyBuffer x, ffi::AnyBuffer stats) {
-  const auto n_ptr = indptr.dimensions().back();
-  const int64_t n = n_ptr - 1;
-  const int64_t nnz = indices.dimensions().back();
-  if (b.dimensions().back() != n) {
-    throw InvalidInput("b: has " + std::to_string(b.dimensions().back()) +
-                       " entries but A has " + std::to_string(n) + " rows; pass one entry per row");
-  }
-  if (data.dimensions().back() != nnz) {
-    throw InvalidInput("A: " + std::to_string(data.dimensions().back()) + " values for " +
-                       std::to_string(nnz) + " column indices; pass one value per stored entry");
-  }
-  const auto out_shape = batch_dims(x.dimensions());
-  const auto ptr_shape = batch_dims(indptr.dimensions());
-  const auto idx_shape = batch_dims(indices.dimensions());
-  const auto data_shape = batch_dims(data.dimensions());
-  const auto b_shape = batch_dims(b.dimensions());
-  const auto x0_shape = batch_dims(x0.dimensions());
-  const int64_t lanes = product(out_shape);
-  const bool shared_structure = product(ptr_shape) == 1 && product(idx_shape) == 1;
-  const int64_t stats_len = 3 + at.history_len;
+void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
+                 ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data,
+                 ffi::AnyBuffer b, ffi::AnyBuffer x0, ffi::AnyBuffer x, ffi::AnyBuffer stats) {
+  const CallLayout L(indptr, indices, data, b, x0, x, at.history_len);
+  L.check_sizes(b.dimensions().back(), data.dimensions().back(), "A");
+  const int64_t n = L.n, n_ptr = L.n_ptr, nnz = L.nnz;
 
   SolverCache& cache = SolverCache::instance();
-  for (int64_t lane = 0; lane < lanes; ++lane) {
-    const int32_t* ptr = indptr.typed_data() + broadcast_lane(lane, out_shape, ptr_shape) * n_ptr;
-    const int32_t* idx = indices.typed_data() + broadcast_lane(lane, out_shape, idx_shape) * nnz;
-    const T* vals = data.typed_data<T>() + broadcast_lane(lane, out_shape, data_shape) * nnz;
-    const T* rhs = b.typed_data<T>() + broadcast_lane(lane, out_shape, b_shape) * n;
-    const T* guess = x0.typed_data<T>() + broadcast_lane(lane, out_shape, x0_shape) * n;
-    T* sol = x.typed_data<T>() + lane * n;
-    T* st = stats.typed_data<T>() + lane * stats_len;
+  for (int64_t lane = 0; lane < L.lanes; ++lane) {
+    const Lane<T> in = lane_of<T>(L, lane, indptr.typed_data(), indices.typed_data(),
+                                  data.typed_data<T>(), b.typed_data<T>(), x0.typed_data<T>(),
+                                  x.typed_data<T>(), stats.typed_data<T>());
+    const int32_t* ptr = in.ptr;
+    const int32_t* idx = in.idx;
+    const T* vals = in.vals;
+    const T* rhs = in.rhs;
+    const T* guess = in.guess;
+    T* sol = in.sol;
+    T* st = in.stats;
 
     CacheKey key;
     key.config = std::string(at.config);
@@ -167,7 +140,7 @@ void solve_typed(cudaStream_t stream, int device, const Attrs& at, ffi::Buffer<f
     key.n_rows = n;
     key.nnz = nnz;
     key.device = device;
-    if (shared_structure && (at.structure_hi | at.structure_lo) != 0) {
+    if (L.shared_structure && (at.structure_hi | at.structure_lo) != 0) {
       key.structure_hi = at.structure_hi;
       key.structure_lo = at.structure_lo;
     } else {
@@ -206,51 +179,42 @@ void solve_typed(cudaStream_t stream, int device, const Attrs& at, ffi::Buffer<f
       // Inside a compiled program a bad value cannot raise: FAILED with a
       // NaN solution, as on the CPU.
       cuda::fill<T>(n, std::numeric_limits<T>::quiet_NaN(), sol, stream);
-      SolveResult failed;
-      failed.status = Status::kFailed;
-      failed.residual = std::numeric_limits<double>::quiet_NaN();
-      write_stats(st, failed, at.history_len, stream);
+      write_stats(st, failed_result(), at.history_len, stream);
       continue;
     }
 
-    if (!state->host) {
-      const auto hp = to_host(ptr, n_ptr, stream, "cudaMemcpyAsync (indptr)");
-      const auto hi = to_host(idx, nnz, stream, "cudaMemcpyAsync (indices)");
-      const auto hv = to_host(vals, nnz, stream, "cudaMemcpyAsync (values)");
-      auto fresh = std::make_unique<LinearSolver<T>>(std::string(at.config));
-      fresh->setup(static_cast<Index>(n), hp.data(), hi.data(), hv.data(), static_cast<Index>(nnz),
-                   static_cast<Index>(at.block_dim));
+    const Refresh need =
+        !state->host ? Refresh::kSetup : h[1] ? Refresh::kNewValues : Refresh::kReuse;
+    if (need != Refresh::kReuse) {
       try {
-        state->host = std::move(fresh);
+        // The setup runs on the host: bring the values (and on a first
+        // setup the structure) over once.
+        const auto hv = to_host(vals, nnz, stream, "cudaMemcpyAsync (values)");
+        refresh(need, state->host, hv.data(), nnz, at.reuse_setup, [&] {
+          const auto hp = to_host(ptr, n_ptr, stream, "cudaMemcpyAsync (indptr)");
+          const auto hi = to_host(idx, nnz, stream, "cudaMemcpyAsync (indices)");
+          auto fresh = std::make_unique<LinearSolver<T>>(std::string(at.config));
+          fresh->setup(static_cast<Index>(n), hp.data(), hi.data(), hv.data(),
+                       static_cast<Index>(nnz), static_cast<Index>(at.block_dim));
+          return fresh;
+        });
         state->values.resize(nnz);
         check(cudaMemcpyAsync(state->values.data(), vals, nnz * sizeof(T),
                               cudaMemcpyDeviceToDevice, stream),
               "cudaMemcpyAsync (values copy)");
         upload(*state);
       } catch (...) {
-        // Out of device memory, say: release everything, set up anew next time
-        // (never fall back silently to a host solve for a supported config).
+        // A failed setup, or out of device memory: release everything and
+        // set up anew next time (never fall back silently to a host solve
+        // for a supported config, never serve a half-updated solver).
         entry->device_state.reset();
         throw;
       }
+    }
+    if (need == Refresh::kSetup) {
       ++entry->setups;
       cache.count_setup();
-    } else if (h[1]) {
-      const auto hv = to_host(vals, nnz, stream, "cudaMemcpyAsync (values)");
-      try {
-        if (at.reuse_setup) {
-          state->host->replace_values(hv.data(), static_cast<Index>(nnz));
-        } else {
-          state->host->resetup(hv.data(), static_cast<Index>(nnz));
-        }
-        check(cudaMemcpyAsync(state->values.data(), vals, nnz * sizeof(T),
-                              cudaMemcpyDeviceToDevice, stream),
-              "cudaMemcpyAsync (values copy)");
-        upload(*state);
-      } catch (...) {
-        entry->device_state.reset();  // a half-updated solver must not serve later calls
-        throw;
-      }
+    } else if (need == Refresh::kNewValues) {
       ++entry->resetups;
     } else {
       ++entry->reuses;
@@ -293,35 +257,17 @@ ffi::Error SolveImpl(cudaStream_t stream, int32_t device, std::string_view confi
                      ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                      ffi::AnyBuffer data, ffi::AnyBuffer b, ffi::AnyBuffer x0,
                      ffi::Result<ffi::AnyBuffer> x, ffi::Result<ffi::AnyBuffer> stats) {
-  try {
+  return guarded("jaxamg_solve (CUDA)", [&] {
     check(cudaSetDevice(device), "cudaSetDevice");
-    const Attrs at{config,      static_cast<uint64_t>(structure_hi),
-                   static_cast<uint64_t>(structure_lo), transpose, use_x0, reuse_setup,
-                   block_dim,   history_len};
-    const auto type = data.element_type();
-    if (b.element_type() != type || x0.element_type() != type || x->element_type() != type) {
-      return ffi::Error::InvalidArgument(
-          "jaxamg_solve: A values, b and x0 must share one dtype (float32 or float64)");
-    }
-    if (type == ffi::F64) {
-      solve_typed<double>(stream, device, at, indptr, indices, data, b, x0, *x, *stats);
-    } else if (type == ffi::F32) {
-      solve_typed<float>(stream, device, at, indptr, indices, data, b, x0, *x, *stats);
-    } else {
-      return ffi::Error::InvalidArgument("jaxamg_solve: unsupported dtype; use float32 or float64");
-    }
-    return ffi::Error::Success();
-  } catch (const InvalidInput& e) {
-    return ffi::Error::InvalidArgument(e.what());
-  } catch (const ConfigError& e) {
-    return ffi::Error::InvalidArgument(std::string("config: ") + e.what());
-  } catch (const NotSupported& e) {
-    return ffi::Error(ffi::ErrorCode::kUnimplemented, e.what());
-  } catch (const std::exception& e) {
-    return ffi::Error::Internal(e.what());
-  } catch (...) {
-    return ffi::Error::Internal("jaxamg_solve (CUDA): unknown C++ exception");
-  }
+    const SolveAttrs at = make_attrs(config, structure_hi, structure_lo, transpose, use_x0,
+                                     reuse_setup, block_dim, history_len);
+    with_value_type("jaxamg_solve", data.element_type(), b.element_type(), x0.element_type(),
+                    x->element_type(), [&](auto tag) {
+                      using T = decltype(tag);
+                      solve_typed<T>(stream, device, at, indptr, indices, data, b, x0, *x,
+                                     *stats);
+                    });
+  });
 }
 
 }  // namespace
@@ -333,22 +279,12 @@ CudaSolveInfo last_cuda_solve() {
 
 }  // namespace jaxamg::ffi_handlers
 
+namespace jaxamg_bind = jaxamg::ffi_handlers;
+
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxamgSolveCuda, jaxamg::ffi_handlers::SolveImpl,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Ctx<ffi::DeviceOrdinal>()
-                                  .Attr<std::string_view>("config")
-                                  .Attr<int64_t>("structure_hi")
-                                  .Attr<int64_t>("structure_lo")
-                                  .Attr<bool>("transpose")
-                                  .Attr<bool>("use_x0")
-                                  .Attr<bool>("reuse_setup")
-                                  .Attr<int64_t>("block_dim")
-                                  .Attr<int64_t>("history_len")
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indptr
-                                  .Arg<ffi::Buffer<ffi::S32>>()  // indices
-                                  .Arg<ffi::AnyBuffer>()         // data
-                                  .Arg<ffi::AnyBuffer>()         // b
-                                  .Arg<ffi::AnyBuffer>()         // x0
-                                  .Ret<ffi::AnyBuffer>()         // x
-                                  .Ret<ffi::AnyBuffer>());       // stats
+                              jaxamg_bind::bind_system_args(jaxamg_bind::bind_solve_attrs(
+                                  ffi::Ffi::Bind()
+                                      .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                      .Ctx<ffi::DeviceOrdinal>()))
+                                  .Ret<ffi::AnyBuffer>()    // x
+                                  .Ret<ffi::AnyBuffer>());  // stats

@@ -1,25 +1,8 @@
 #include "solver_cache.h"
 
-#include <cstdlib>
 #include <string>
 
 namespace jaxamg::ffi_cache {
-
-namespace {
-
-// JAXAMG_CACHE_SIZE entries (default 8; 0 = isolated mode, no reuse).
-std::size_t capacity_from_environment() {
-  const char* env = std::getenv("JAXAMG_CACHE_SIZE");
-  if (env == nullptr || *env == '\0') return 8;
-  char* end = nullptr;
-  const long v = std::strtol(env, &end, 10);
-  if (end == env || *end != '\0' || v < 0) return 8;
-  return static_cast<std::size_t>(v);
-}
-
-}  // namespace
-
-SolverCache::SolverCache() : capacity_(capacity_from_environment()) {}
 
 SolverCache& SolverCache::instance() {
   // Leaked on purpose: no destructor may run after the interpreter is gone.
@@ -27,55 +10,14 @@ SolverCache& SolverCache::instance() {
   return *cache;
 }
 
-std::shared_ptr<Entry> SolverCache::acquire(const CacheKey& key) {
-  std::lock_guard<std::mutex> guard(mutex_);
-  for (auto it = lru_.begin(); it != lru_.end(); ++it) {
-    if ((*it)->key == key) {
-      auto entry = *it;
-      lru_.splice(lru_.begin(), lru_, it);
-      return entry;
-    }
-  }
-  auto entry = std::make_shared<Entry>(key);
-  if (capacity_ == 0) return entry;
-  lru_.push_front(entry);
-  while (lru_.size() > capacity_) lru_.pop_back();  // in-flight users keep their shared_ptr
-  return entry;
-}
-
-void SolverCache::clear() {
-  // Destroy the solvers after releasing the lock: freeing a large hierarchy
-  // must not hold up solves that acquire other entries.
-  std::list<std::shared_ptr<Entry>> dropped;
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    dropped.swap(lru_);
-  }
-}
-
 std::vector<EntryInfo> SolverCache::entries() {
-  std::vector<std::shared_ptr<Entry>> snapshot;
-  {
-    std::lock_guard<std::mutex> guard(mutex_);
-    snapshot.assign(lru_.begin(), lru_.end());
-  }
+  const auto snapshot = store_.snapshot();
   std::vector<EntryInfo> out;
   for (const auto& e : snapshot) {
     std::lock_guard<std::mutex> eg(e->mutex);
     out.push_back({e->key, e->transposed_used, e->setups, e->resetups, e->reuses});
   }
   return out;
-}
-
-std::size_t SolverCache::capacity() {
-  std::lock_guard<std::mutex> guard(mutex_);
-  return capacity_;
-}
-
-void SolverCache::set_capacity(std::size_t capacity) {
-  std::lock_guard<std::mutex> guard(mutex_);
-  capacity_ = capacity;
-  while (lru_.size() > capacity_) lru_.pop_back();
 }
 
 namespace {

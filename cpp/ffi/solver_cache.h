@@ -7,13 +7,13 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "api/linear_solver.h"
+#include "lru_cache.h"
 
 namespace jaxamg::ffi_cache {
 
@@ -68,30 +68,27 @@ class SolverCache {
  public:
   static SolverCache& instance();
 
-  // The entry for `key`, created empty on a miss (evicting the least
-  // recently used entries beyond the capacity). In isolated mode (capacity
-  // 0) the entry is not stored.
-  std::shared_ptr<Entry> acquire(const CacheKey& key);
+  // The entry for `key`, created empty on a miss (see LruStore).
+  std::shared_ptr<Entry> acquire(const CacheKey& key) { return store_.acquire(key); }
   // Drops every entry; solves in progress finish on the entry they hold.
-  void clear();
+  void clear() { store_.clear(); }
   // A snapshot of the entries, most recently used first. Waits for solves in
   // progress on an entry (its counters change under the entry's mutex) but
   // never blocks acquire/clear meanwhile.
   std::vector<EntryInfo> entries();
-  std::size_t capacity();
-  void set_capacity(std::size_t capacity);
+  std::size_t capacity() { return store_.capacity(); }
+  void set_capacity(std::size_t capacity) { store_.set_capacity(capacity); }
   // Totals over the life of the process (entries come and go). Atomic, not
-  // under `mutex_`: a solve counts its setup while it holds an entry's mutex,
-  // and `entries()` must never wait for an entry while holding `mutex_`
-  // (that lock order would deadlock against a solve in progress).
+  // under the store's lock: a solve counts its setup while it holds an
+  // entry's mutex, and `entries()` must never wait for an entry while
+  // holding the store's lock (that lock order would deadlock against a
+  // solve in progress).
   int64_t total_setups() const { return total_setups_.load(); }
   void count_setup() { ++total_setups_; }
 
  private:
-  SolverCache();
-  std::mutex mutex_;
-  std::list<std::shared_ptr<Entry>> lru_;  // front: most recently used
-  std::size_t capacity_;
+  SolverCache() = default;
+  LruStore<Entry> store_;
   std::atomic<int64_t> total_setups_{0};
 };
 

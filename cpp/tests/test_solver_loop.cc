@@ -32,8 +32,12 @@ TEST(SolverLoop, SuccessMeansTheTrueResidualMeetsTheTolerance) {
     if (r.status == Status::kSuccess) {
       EXPECT_LE(true_rel, std::max(tol, 1e-6) * 1.0001) << solver;
     } else {
+      // Out of iterations, or stopped early at the float32 precision floor
+      // (a restart that did not halve the true residual): never SUCCESS
+      // with a true residual above the tolerance.
       EXPECT_EQ(r.status, Status::kNotConverged) << solver;
-      EXPECT_EQ(r.iterations, 400) << solver;
+      EXPECT_LE(r.iterations, 400) << solver;
+      EXPECT_GT(true_rel, tol) << solver;
     }
     // The reported final residual is the true one when the loop verified it.
     if (r.status == Status::kSuccess) {

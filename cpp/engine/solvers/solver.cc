@@ -259,8 +259,12 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
   // drift from b - A x (near-singular systems, float32). Before reporting
   // SUCCESS the true residual is checked; if it fails the test, the method
   // restarts from the current x while iterations remain (AmgX stops on the
-  // recurrence alone).
+  // recurrence alone). A restart that does not at least halve the true
+  // residual of the previous check has hit the precision floor (float32
+  // cannot reach a true residual much below cond(A) * 6e-8): the solve
+  // stops there as NOT_CONVERGED instead of restarting until max_iters.
   bool first_pass = true;
+  double rejected_true_norm = std::numeric_limits<double>::infinity();
   while (!done) {
     solve_init(b, x, x_is_zero && first_pass);
     first_pass = false;
@@ -312,7 +316,9 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
       if (std::isfinite(true_norm) && !converged(true_norm)) {
         final_residual_ = true_norm;
         if (store_res_history_ && !history_.empty()) history_.back() = true_norm;
-        if (iterations_ < max_iters_) {
+        const bool progressing = true_norm <= 0.5 * rejected_true_norm;
+        rejected_true_norm = true_norm;
+        if (iterations_ < max_iters_ && progressing) {
           done = false;  // restart the method from the current iterate
           continue;
         }

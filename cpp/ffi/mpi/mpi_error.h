@@ -4,10 +4,10 @@
 #pragma once
 #include <mpi.h>
 
-#include <exception>
 #include <string>
 
 #include "core/error.h"
+#include "../handler_common.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace jaxamg::mpi_handlers {
@@ -30,23 +30,7 @@ inline void require_thread_support(const char* what) {
   }
 }
 
-template <class F>
-xla::ffi::Error guarded(const char* what, F&& f) {
-  namespace ffi = xla::ffi;
-  try {
-    f();
-    return ffi::Error::Success();
-  } catch (const InvalidInput& e) {
-    return ffi::Error::InvalidArgument(e.what());
-  } catch (const ConfigError& e) {
-    return ffi::Error::InvalidArgument(std::string("config: ") + e.what());
-  } catch (const NotSupported& e) {
-    return ffi::Error(ffi::ErrorCode::kUnimplemented, e.what());
-  } catch (const std::exception& e) {
-    return ffi::Error::Internal(e.what());
-  } catch (...) {
-    return ffi::Error::Internal(std::string(what) + ": unknown C++ exception");
-  }
-}
+// Engine exceptions -> ffi::Error, as for the single-process handlers.
+using ffi_handlers::guarded;
 
 }  // namespace jaxamg::mpi_handlers

@@ -14,6 +14,7 @@
 #include "dist/halo_plan.h"
 #include "mpi_error.h"
 #include "mpi_solver_cache.h"
+#include "../solver_cache.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace ffi = xla::ffi;
@@ -108,7 +109,7 @@ ffi::Error GatherImpl(int64_t comm_handle, int64_t row_start, int64_t nglobal,
       key.structure_hi = static_cast<uint64_t>(structure_hi);
       key.structure_lo = static_cast<uint64_t>(structure_lo);
     } else {
-      mpi_cache::fingerprint(n, indptr.typed_data(), idx, nnz, &key.structure_hi, &key.structure_lo);
+      ffi_cache::fingerprint(n, indptr.typed_data(), idx, nnz, &key.structure_hi, &key.structure_lo);
     }
     auto entry = mpi_cache::Cache::instance().acquire(key);
     std::lock_guard<std::mutex> guard(entry->mutex);

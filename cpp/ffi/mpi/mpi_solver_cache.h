@@ -9,13 +9,13 @@
 // processes into different collective steps.
 #pragma once
 #include <cstdint>
-#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "dist/dist_linear_solver.h"
+#include "../lru_cache.h"
 
 namespace jaxamg::mpi_cache {
 
@@ -54,22 +54,18 @@ struct Entry {
 class Cache {
  public:
   static Cache& instance();
-  std::shared_ptr<Entry> acquire(const Key& key);
-  void clear();
+  std::shared_ptr<Entry> acquire(const Key& key) { return store_.acquire(key); }
+  void clear() { store_.clear(); }
   // The keys of the stored entries, most recently used first.
   std::vector<Key> keys();
-  std::size_t capacity() const { return capacity_; }
+  std::size_t capacity() { return store_.capacity(); }
 
  private:
-  Cache();
-  std::mutex mutex_;
-  std::list<std::shared_ptr<Entry>> lru_;
-  std::size_t capacity_;
+  Cache() = default;
+  ffi_cache::LruStore<Entry> store_;
 };
 
-// 128-bit fingerprint of a local CSR structure (when Python could not
-// compute it because the indices were traced).
-void fingerprint(int64_t n, const int32_t* indptr, const int32_t* indices, int64_t nnz,
-                 uint64_t* hi, uint64_t* lo);
+// The structure fingerprint is the single-process cache's
+// (ffi_cache::fingerprint in ../solver_cache.h).
 
 }  // namespace jaxamg::mpi_cache
