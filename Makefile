@@ -10,6 +10,8 @@
 #   make cpp-test-sanitize   the C++ tests built with ASan+UBSan (build/asan)
 #   make fuzz     the libFuzzer targets of cpp/fuzz, FUZZ_SECONDS each (build/fuzz)
 #   make bench    benchmarks (bench/run.py)
+#   make docs     the documentation site (mkdocs --strict, into build/site) and
+#                 the docstring check of every public name
 #   make demo     a command-line solve of a generated Poisson problem, then the
 #                 sharded Poisson demo on 2 CPU processes (mpirun -n 2)
 #   make clean    remove what these targets built
@@ -51,7 +53,7 @@ NATIVE_INPUTS := $(shell find cpp -path cpp/tests -prune -o -print 2>/dev/null) 
 
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 
-.PHONY: venv test cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi
+.PHONY: venv test cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs
 
 venv: $(VENV)/.installed
 
@@ -82,7 +84,7 @@ $(VENV)/.installed: $(VENV)/.build-deps $(NATIVE_INPUTS) | sysdeps
 	$(PIP) install -q --no-build-isolation -Cbuild-dir=$(EDITABLE_BUILD) -e '.[dev]'
 	@touch $@
 
-test: cpp-test cpp-test-sanitize fuzz py-test py-test-mpi
+test: docs cpp-test cpp-test-sanitize fuzz py-test py-test-mpi
 
 cpp-test: sysdeps
 	cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -119,6 +121,19 @@ fuzz: sysdeps
 	    | grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|RELOAD) '; \
 	  [ "$${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $$t failed"; exit 1; }; \
 	done
+
+# The docs extra of pyproject.toml goes in once (again when pyproject.toml
+# changes); the editable build is incremental, so this reinstall is quick.
+$(VENV)/.docs-deps: pyproject.toml | $(VENV)/.installed
+	$(PIP) install -q --no-build-isolation -Cbuild-dir=$(EDITABLE_BUILD) -e '.[dev,docs]'
+	@touch $@
+
+# The site from mkdocs.yml and docs/ (API pages from the docstrings); --strict
+# turns a broken link or an unresolved reference into a failure. The
+# docstring test fails on a public name without a docstring.
+docs: venv $(VENV)/.docs-deps
+	$(VPY) -m pytest -q -p no:cacheprovider tests/test_docstrings.py
+	NO_MKDOCS_2_WARNING=1 $(VPY) -m mkdocs build --strict --site-dir build/site
 
 py-test: venv
 	$(VPY) -m pytest

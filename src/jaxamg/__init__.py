@@ -7,6 +7,7 @@ command-line interface or ``jaxamg.config`` never imports JAX.
 """
 
 import importlib
+from typing import TYPE_CHECKING
 
 from . import _xla_setup
 from ._errors import ConfigError
@@ -39,6 +40,29 @@ _LAZY_ATTRIBUTES = {
     "make_sharded_solver": "._sharded",
     "ShardedSolve": "._sharded",
 }
+# The same names for type checkers and the API reference (static analysis
+# cannot follow ``__getattr__``; ``import X as X`` marks a re-export); at run
+# time they load lazily as above.
+if TYPE_CHECKING:
+    from ._mpi_solve import cache_mpi_metadata as cache_mpi_metadata
+    from ._near_nullspace import rigid_body_modes as rigid_body_modes
+    from ._sharded import ShardedSolve as ShardedSolve
+    from ._sharded import make_sharded_solver as make_sharded_solver
+    from ._sharded_layout import make_sharded_vector as make_sharded_vector
+    from ._sharded_matrix import ShardedMatrix as ShardedMatrix
+    from ._sharded_matrix import make_sharded_matrix as make_sharded_matrix
+    from ._solve import AdjointConvergenceWarning as AdjointConvergenceWarning
+    from ._solve import solve as solve
+    from ._status import AMGXStatus as AMGXStatus
+    from .cache import clear_solver_cache as clear_solver_cache
+    from .cache import finalize as finalize
+    from .cache import get_solver_cache_info as get_solver_cache_info
+    from .cache import with_cache as with_cache
+    from .nullspace import NullSpaceWarning as NullSpaceWarning
+    from .preconditioners import make_lineax_preconditioner as make_lineax_preconditioner
+    from .preconditioners import make_preconditioner as make_preconditioner
+    from .sparsity import cache_coloring as cache_coloring
+
 # Public submodules, importable as attributes too (``jaxamg.matrices``).
 _SUBMODULES = (
     "cache", "config", "matrices", "mpi_utils", "nullspace", "preconditioners", "sparsity"

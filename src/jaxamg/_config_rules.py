@@ -283,6 +283,9 @@ def outer_max_iters(config_str: str) -> int:
 
 
 def uses_dense_lu_coarse_solver(config_str: str) -> bool:
+    """Whether any AMG scope of the config text solves its coarsest level with
+    DENSE_LU_SOLVER (the default when ``coarse_solver`` is not set); False for
+    text that is not a config. A singular system warns about it."""
     try:
         outer = json.loads(config_str)["solver"]
     except (ValueError, KeyError, TypeError):

@@ -105,10 +105,12 @@ class ShardedSolve:
 
     @property
     def global_size(self) -> int:
+        """Rows of the global system (without padding)."""
         return self.matrix.global_size
 
     @property
     def local_size(self) -> int:
+        """Rows this rank owns (without padding)."""
         return self.matrix.local_size
 
     def local_vector(self, x: Any):

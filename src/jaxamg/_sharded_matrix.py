@@ -67,6 +67,7 @@ class ShardedMatrix:
 
     @property
     def dtype(self):
+        """The dtype of the packed values (`data`)."""
         return self.data.dtype
 
     def __repr__(self) -> str:

@@ -350,6 +350,7 @@ def poisson3d_operator(robin: Any = 0.0, diagonal_value: Any = 6.0):
 
 
 def rhs_ones(n: int, dtype: Any = None):
+    """A vector of `n` ones (float32 unless `dtype` is given)."""
     import jax.numpy as jnp
 
     n = _size("rhs_ones", "n", n)
@@ -357,6 +358,7 @@ def rhs_ones(n: int, dtype: Any = None):
 
 
 def rhs_linear(n: int, dtype: Any = None):
+    """`n` values evenly spaced from 0 to 1 (float32 unless `dtype` is given)."""
     import jax.numpy as jnp
 
     n = _size("rhs_linear", "n", n)
