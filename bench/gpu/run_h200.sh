@@ -6,6 +6,8 @@
 #
 #   bash bench/gpu/run_h200.sh [benchmark arguments, e.g. --sizes 128 192 --peers]
 #   SKIP_BENCH=1 bash bench/gpu/run_h200.sh   # build and tests only
+#   MPI=1 SKIP_BENCH=1 bash bench/gpu/run_h200.sh   # also jaxamg._mpi and tests/mpi
+#                                                  # on 2 ranks sharing the GPU
 #
 # The machine has no network: nlohmann-json and GoogleTest come from .devdeps
 # (an ignored folder carried with the call: .devdeps/include/nlohmann,
@@ -27,11 +29,11 @@ cmake -S .devdeps/googletest -B /tmp/gtest-build -G Ninja -DCMAKE_INSTALL_PREFIX
   -DBUILD_GMOCK=OFF > "$OUT/gtest_build.log" 2>&1 &&
   cmake --build /tmp/gtest-build -j "$JOBS" >> "$OUT/gtest_build.log" 2>&1 &&
   cmake --install /tmp/gtest-build >> "$OUT/gtest_build.log" 2>&1 || echo "gtest build FAILED"
-cmake -S . -B "$BUILD" -G Ninja -DJAXAMG_BUILD_PYTHON=ON -DJAXAMG_BUILD_TESTS=ON -DJAXAMG_MPI=OFF \
+cmake -S . -B "$BUILD" -G Ninja -DJAXAMG_BUILD_PYTHON=ON -DJAXAMG_BUILD_TESTS=ON -DJAXAMG_MPI=$([ -n "${MPI:-}" ] && echo ON || echo OFF) \
   -DPython_EXECUTABLE="$PY" -Dnlohmann_json_DIR="$ROOT/.devdeps/cmake/nlohmann_json" \
   -DGTest_DIR=/tmp/gtest/lib/cmake/GTest > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 grep -i "cusparse\|cuda" "$OUT/configure.log" | head -5
-if ! cmake --build "$BUILD" -j "$JOBS" --target jaxamg_cuda_tests _cpu _engine _cuda > "$OUT/build.log" 2>&1; then
+if ! cmake --build "$BUILD" -j "$JOBS" --target jaxamg_cuda_tests _cpu _engine _cuda $([ -n "${MPI:-}" ] && echo _mpi) > "$OUT/build.log" 2>&1; then
   grep -E "error|FAILED" "$OUT/build.log" | head -40
   exit 1
 fi
@@ -49,6 +51,16 @@ echo "gtest rc=$?"; grep -E "^\[  (FAILED|PASSED|SKIPPED) |OK \]|Failure|Expecte
 echo "== GPU pytest"
 "$PY" -m pytest -q -p no:cacheprovider tests/gpu -m gpu > "$OUT/pytest.log" 2>&1
 echo "pytest rc=$?"; tail -25 "$OUT/pytest.log"
+
+if [ -n "${MPI:-}" ]; then
+  # Two JAX processes sharing the one GPU: no preallocated pools.
+  echo "== tests/mpi on 2 ranks with GPU arrays"
+  XLA_PYTHON_CLIENT_PREALLOCATE=false OMP_NUM_THREADS=4 \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    timeout 400 mpirun --oversubscribe -n 2 -x PYTHONPATH -x XLA_PYTHON_CLIENT_PREALLOCATE \
+    "$PY" -m pytest -q -p no:cacheprovider tests/mpi > "$OUT/pytest_mpi.log" 2>&1
+  echo "mpi pytest rc=$?"; tail -15 "$OUT/pytest_mpi.log"
+fi
 
 if [ -z "${SKIP_BENCH:-}" ]; then
   echo "== benchmark"

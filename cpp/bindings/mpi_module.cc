@@ -1,6 +1,8 @@
 // nanobind module jaxamg._mpi: the XLA FFI handler capsules of the
 // distributed solver (cpp/ffi/mpi/), registered from Python with
-// platform="cpu". Built only when CMake finds MPI (option JAXAMG_MPI).
+// platform="cpu" (and, in builds with the CUDA backend, the host-staging
+// variants of cpp/ffi/mpi_cuda/ with platform="CUDA"). Built only when CMake
+// finds MPI (option JAXAMG_MPI).
 #include <mpi.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -17,6 +19,10 @@ namespace nb = nanobind;
 
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveMpiCpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiGatherColumnsCpu);
+#ifdef JAXAMG_MPI_CUDA
+XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveMpiCuda);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiGatherColumnsCuda);
+#endif
 
 NB_MODULE(_mpi, m) {
   m.doc() = "XLA FFI handlers of jaxamg's distributed (MPI) solver";
@@ -24,6 +30,15 @@ NB_MODULE(_mpi, m) {
     nb::dict d;
     d["jaxamg_solve_mpi"] = jaxamg::bindings::encapsulate(JaxamgSolveMpiCpu);
     d["jaxamg_mpi_gather_columns"] = jaxamg::bindings::encapsulate(JaxamgMpiGatherColumnsCpu);
+    return d;
+  });
+  // The same targets for the "CUDA" platform; empty without the CUDA backend.
+  m.def("cuda_registrations", [] {
+    nb::dict d;
+#ifdef JAXAMG_MPI_CUDA
+    d["jaxamg_solve_mpi"] = jaxamg::bindings::encapsulate(JaxamgSolveMpiCuda);
+    d["jaxamg_mpi_gather_columns"] = jaxamg::bindings::encapsulate(JaxamgMpiGatherColumnsCuda);
+#endif
     return d;
   });
   // The module exists only in builds with MPI; the handlers themselves need

@@ -145,7 +145,9 @@ def mpi_available() -> bool:
 
 def ensure_mpi_registered() -> None:
     """Registers the MPI handlers (jaxamg_solve_mpi, jaxamg_mpi_gather_columns)
-    for the "cpu" platform, beside the single-process ones."""
+    for the "cpu" platform, beside the single-process ones, and for "CUDA"
+    when this build has them and JAX has a GPU backend (operands staged
+    through host memory, the distributed CPU engine solving)."""
     global _mpi_registered
     if _mpi_registered:
         return
@@ -154,9 +156,23 @@ def ensure_mpi_registered() -> None:
             return
         import jax
 
-        for name, capsule in mpi_native().registrations().items():
+        module = mpi_native()
+        for name, capsule in module.registrations().items():
             jax.ffi.register_ffi_target(name, capsule, platform="cpu")
+        cuda_targets = module.cuda_registrations()
+        if cuda_targets and _has_gpu_backend():
+            for name, capsule in cuda_targets.items():
+                jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
         _mpi_registered = True
+
+
+def _has_gpu_backend() -> bool:
+    import jax
+
+    try:
+        return bool(jax.devices("gpu"))
+    except RuntimeError:  # no GPU backend in this JAX
+        return False
 
 
 def solve_mpi_call(

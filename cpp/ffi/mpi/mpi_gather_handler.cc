@@ -13,6 +13,7 @@
 
 #include "dist/halo_plan.h"
 #include "mpi_error.h"
+#include "mpi_handlers.h"
 #include "mpi_solver_cache.h"
 #include "../solver_cache.h"
 #include "xla/ffi/api/ffi.h"
@@ -58,6 +59,8 @@ void gather_typed(const mpi_cache::GatherPlan& g, const T* x, T* xc, int64_t lan
     for (int64_t k = 0; k < nnz; ++k) out[k] = all[g.slot[k]];
   }
 }
+
+}  // namespace
 
 ffi::Error GatherImpl(int64_t comm_handle, int64_t row_start, int64_t nglobal,
                       int64_t structure_hi, int64_t structure_lo, ffi::Buffer<ffi::S32> indptr,
@@ -122,8 +125,6 @@ ffi::Error GatherImpl(int64_t comm_handle, int64_t row_start, int64_t nglobal,
     }
   });
 }
-
-}  // namespace
 
 }  // namespace jaxamg::mpi_handlers
 

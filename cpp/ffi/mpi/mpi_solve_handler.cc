@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "../handler_common.h"
 #include "mpi_error.h"
+#include "mpi_handlers.h"
 #include "mpi_solver_cache.h"
 #include "../solver_cache.h"
 #include "xla/ffi/api/ffi.h"
@@ -127,6 +128,8 @@ void solve_typed(const dist::Communicator& comm, const SolveAttrs& at, const Par
   }
 }
 
+}  // namespace
+
 ffi::Error SolveMpiImpl(std::string_view config, int64_t structure_hi, int64_t structure_lo,
                         bool transpose, bool use_x0, bool reuse_setup, int64_t block_dim,
                         int64_t history_len, int64_t comm_handle, int64_t row_start,
@@ -160,8 +163,6 @@ ffi::Error SolveMpiImpl(std::string_view config, int64_t structure_hi, int64_t s
     }
   });
 }
-
-}  // namespace
 
 }  // namespace jaxamg::mpi_handlers
 
