@@ -16,19 +16,17 @@
 #include "backend/cpu/blas.h"
 #include "core/error.h"
 #include "solvers/krylov/arnoldi.h"
-#include "solvers/krylov/hessenberg.h"
-#include "solvers/krylov/krylov_solver.h"
+#include "solvers/krylov/gmres_cycle.h"
 
 namespace jaxamg {
 
 namespace {
 
 template <class T>
-class Fgmres final : public KrylovSolver<T> {
+class Fgmres final : public krylov::GmresCycle<T> {
  public:
   Fgmres(SolverContext& ctx, const std::string& scope)
-      : KrylovSolver<T>(ctx, scope, "FGMRES", true) {
-    restart_ = this->positive_param("gmres_n_restart");
+      : krylov::GmresCycle<T>(ctx, scope, "FGMRES") {
     krylov_dim_ = this->param_int("gmres_krylov_dim");
     if (krylov_dim_ < 0) {
       throw ConfigError("gmres_krylov_dim: FGMRES (scope '" + scope +
@@ -38,9 +36,13 @@ class Fgmres final : public KrylovSolver<T> {
   }
 
  protected:
-  using KrylovSolver<T>::A_;
-  using KrylovSolver<T>::r_;
-  using KrylovSolver<T>::rows;
+  using Base = krylov::GmresCycle<T>;
+  using Base::g_;
+  using Base::j_;
+  using Base::restart_;
+  using Base::rot_;
+  using Base::rows;
+  using Base::y_;
   using KrylovSolver<T>::max_iters_;
   using KrylovSolver<T>::norm_;
   using KrylovSolver<T>::monitor_residual_;
@@ -53,26 +55,14 @@ class Fgmres final : public KrylovSolver<T> {
   void solve_init(const T* b, T* x, bool x_is_zero) override {
     this->initial_residual(b, x, x_is_zero);
     configure();  // max_iters may have changed since setup
-    j_ = 0;
-    first_cycle_ = true;
-    estimate_ = -1;
-    track_residual_ = monitor_residual_ && (norm_ != NormType::kL2 || truncated_);
+    this->begin_solve(monitor_residual_ && (norm_ != NormType::kL2 || truncated_));
   }
 
   IterationResult solve_iteration(const T* b, T* x, bool /*x_is_zero*/) override {
     const std::size_t n = rows();
-    T* r = r_.data();
     if (j_ == 0) {
-      if (!first_cycle_) this->residual_of(x, b, r);
-      first_cycle_ = false;
-      const double beta = this->global_norm(n, r, NormType::kL2);
-      estimate_ = beta;
-      if (beta == 0.0) return IterationResult::kConverged;
-      if (!std::isfinite(beta)) return IterationResult::kBreakdown;
-      cpu::copy(n, r, vec(0));
-      cpu::scale<T>(n, static_cast<T>(1.0 / beta), vec(0));
-      std::fill(g_.begin(), g_.end(), 0.0);
-      g_[0] = beta;
+      const IterationResult start = this->start_cycle(b, x, vec(0));
+      if (start != IterationResult::kContinue) return start;
     }
     const int j = j_;
     T* z = dir(j);
@@ -91,17 +81,10 @@ class Fgmres final : public KrylovSolver<T> {
                                                   this->distribution());
     double col2 = hn * hn;
     for (int i = lo; i <= j; ++i) col2 += col[i - rlo] * col[i - rlo];
-    const double tiny = unit_roundoff<T>() * std::sqrt(col2);
-    for (int i = rlo; i < j; ++i) rot_[i].apply(col[i - rlo], col[i + 1 - rlo]);
-    double& diag = col[j - rlo];
-    // A zero rotated diagonal: the new direction adds nothing (singular
-    // Hessenberg matrix); stop rather than divide by it.
-    if (!krylov::make_givens(diag, hn, rot_[j]) || !(diag > tiny)) return IterationResult::kBreakdown;
-    const double gj = rot_[j].c * g_[j];
-    g_[j + 1] = -rot_[j].s * g_[j];
-    g_[j] = gj;
-    estimate_ = std::abs(g_[j + 1]);
-    const bool invariant = !(hn > tiny);  // happy breakdown: close the cycle
+    bool invariant = false;
+    if (!this->rotate_column(col, rlo, j, hn, col2, &invariant)) return IterationResult::kBreakdown;
+    const double diag = col[j - rlo];
+    const double gj = g_[j];
     if (!invariant) cpu::scale<T>(n, static_cast<T>(1.0 / hn), w);
 
     if (truncated_) {
@@ -114,16 +97,7 @@ class Fgmres final : public KrylovSolver<T> {
       cpu::scale<T>(n, static_cast<T>(1.0 / diag), z);
       cpu::axpy<T>(n, static_cast<T>(gj), z, x);
     }
-    if (track_residual_) {
-      // r_j = s_j^2 r_{j-1} + c_j g_{j+1} v_{j+1} (the residual of the
-      // quasi-minimal iterate; exact for any basis satisfying A Z = V H).
-      const double s2 = rot_[j].s * rot_[j].s;
-      if (invariant) {
-        cpu::scale<T>(n, static_cast<T>(s2), r);
-      } else {
-        cpu::axpby<T>(n, static_cast<T>(rot_[j].c * g_[j + 1]), w, static_cast<T>(s2), r);
-      }
-    }
+    this->advance_residual(j, w, invariant);
     j_ = j + 1;
     if (j_ == cycle_ || invariant) {
       if (!truncated_) update_solution(x);
@@ -138,9 +112,8 @@ class Fgmres final : public KrylovSolver<T> {
   }
 
   bool residual_norm_estimate(double* norm) const override {
-    if (norm_ != NormType::kL2 || truncated_ || estimate_ < 0) return false;
-    *norm = estimate_;
-    return true;
+    // Truncated, the rotated right-hand side no longer equals the residual.
+    return this->estimate_from_rotations(norm, !truncated_);
   }
 
  private:
@@ -172,9 +145,7 @@ class Fgmres final : public KrylovSolver<T> {
     H_.assign(truncated_ ? 0 : ld_ * cycle_, 0.0);
     col_.assign(window_ + 2, 0.0);
     coef_.assign(window_ + 1, 0.0);
-    g_.assign(cycle_ + 1, 0.0);
-    y_.assign(cycle_ + 1, 0.0);
-    rot_.assign(cycle_, krylov::Givens{});
+    this->resize_least_squares(cycle_);
     ptrs_.assign(std::max(vslots, zslots), nullptr);
   }
 
@@ -187,7 +158,6 @@ class Fgmres final : public KrylovSolver<T> {
     krylov::add_combination<T>(rows(), ptrs_.data(), k, y_.data(), x);
   }
 
-  int restart_ = 20;
   int krylov_dim_ = 0;
   int cycle_ = 1;
   int window_ = 1;
@@ -197,12 +167,7 @@ class Fgmres final : public KrylovSolver<T> {
   std::size_t ld_ = 0;
   Vector<T> V_, Z_;
   std::vector<const T*> ptrs_;
-  std::vector<double> H_, col_, coef_, g_, y_;
-  std::vector<krylov::Givens> rot_;
-  int j_ = 0;
-  bool first_cycle_ = true;
-  bool track_residual_ = false;
-  double estimate_ = -1;
+  std::vector<double> H_, col_, coef_;
 };
 
 }  // namespace

@@ -13,25 +13,26 @@
 
 #include "backend/cpu/blas.h"
 #include "solvers/krylov/arnoldi.h"
-#include "solvers/krylov/hessenberg.h"
-#include "solvers/krylov/krylov_solver.h"
+#include "solvers/krylov/gmres_cycle.h"
 
 namespace jaxamg {
 
 namespace {
 
 template <class T>
-class Gmres final : public KrylovSolver<T> {
+class Gmres final : public krylov::GmresCycle<T> {
  public:
   Gmres(SolverContext& ctx, const std::string& scope)
-      : KrylovSolver<T>(ctx, scope, "GMRES", true) {
-    restart_ = this->positive_param("gmres_n_restart");
-  }
+      : krylov::GmresCycle<T>(ctx, scope, "GMRES") {}
 
  protected:
-  using KrylovSolver<T>::A_;
-  using KrylovSolver<T>::r_;
-  using KrylovSolver<T>::rows;
+  using Base = krylov::GmresCycle<T>;
+  using Base::g_;
+  using Base::j_;
+  using Base::restart_;
+  using Base::rot_;
+  using Base::rows;
+  using Base::y_;
   using KrylovSolver<T>::max_iters_;
   using KrylovSolver<T>::norm_;
   using KrylovSolver<T>::monitor_residual_;
@@ -47,26 +48,14 @@ class Gmres final : public KrylovSolver<T> {
     // solve_iteration free of allocation.
     cycle_ = std::min(restart_, std::max(1, max_iters_));
     reserve(cycle_);
-    j_ = 0;
-    first_cycle_ = true;
-    estimate_ = -1;
-    track_residual_ = monitor_residual_ && norm_ != NormType::kL2;
+    this->begin_solve(monitor_residual_ && norm_ != NormType::kL2);
   }
 
   IterationResult solve_iteration(const T* b, T* x, bool /*x_is_zero*/) override {
     const std::size_t n = rows();
-    T* r = r_.data();
     if (j_ == 0) {
-      if (!first_cycle_) this->residual_of(x, b, r);
-      first_cycle_ = false;
-      const double beta = this->global_norm(n, r, NormType::kL2);
-      estimate_ = beta;
-      if (beta == 0.0) return IterationResult::kConverged;
-      if (!std::isfinite(beta)) return IterationResult::kBreakdown;
-      cpu::copy(n, r, basis(0));
-      cpu::scale<T>(n, static_cast<T>(1.0 / beta), basis(0));
-      std::fill(g_.begin(), g_.end(), 0.0);
-      g_[0] = beta;
+      const IterationResult start = this->start_cycle(b, x, basis(0));
+      if (start != IterationResult::kContinue) return start;
     }
     const int j = j_;
     T* w = basis(j + 1);
@@ -80,29 +69,11 @@ class Gmres final : public KrylovSolver<T> {
     const double hn = krylov::orthogonalize<T>(n, ptrs_.data(), j + 1, h, w, this->distribution());
     double col2 = hn * hn;
     for (int i = 0; i <= j; ++i) col2 += h[i] * h[i];
-    const double tiny = unit_roundoff<T>() * std::sqrt(col2);
-    for (int i = 0; i < j; ++i) rot_[i].apply(h[i], h[i + 1]);
-    // A zero rotated diagonal makes the Hessenberg matrix singular: the new
-    // direction adds nothing and the least-squares update cannot use it.
-    if (!krylov::make_givens(h[j], hn, rot_[j]) || !(h[j] > tiny)) return IterationResult::kBreakdown;
+    bool invariant = false;
+    if (!this->rotate_column(h, 0, j, hn, col2, &invariant)) return IterationResult::kBreakdown;
     h[j + 1] = 0;
-    g_[j + 1] = -rot_[j].s * g_[j];
-    g_[j] = rot_[j].c * g_[j];
-    estimate_ = std::abs(g_[j + 1]);
-    // hn ~ 0: the Krylov space is invariant and holds the solution (a
-    // "happy" breakdown); close the cycle instead of normalising noise.
-    const bool invariant = !(hn > tiny);
     if (!invariant) cpu::scale<T>(n, static_cast<T>(1.0 / hn), w);
-    if (track_residual_) {
-      // r_j = s_j^2 r_{j-1} + c_j g_{j+1} v_{j+1}: the residual of the
-      // least-squares iterate, without forming it.
-      const double s2 = rot_[j].s * rot_[j].s;
-      if (invariant) {
-        cpu::scale<T>(n, static_cast<T>(s2), r);
-      } else {
-        cpu::axpby<T>(n, static_cast<T>(rot_[j].c * g_[j + 1]), w, static_cast<T>(s2), r);
-      }
-    }
+    this->advance_residual(j, w, invariant);
     j_ = j + 1;
     if (j_ == cycle_ || invariant) {
       update_solution(x);
@@ -117,9 +88,7 @@ class Gmres final : public KrylovSolver<T> {
   }
 
   bool residual_norm_estimate(double* norm) const override {
-    if (norm_ != NormType::kL2 || estimate_ < 0) return false;
-    *norm = estimate_;
-    return true;
+    return this->estimate_from_rotations(norm, true);
   }
 
  private:
@@ -133,9 +102,7 @@ class Gmres final : public KrylovSolver<T> {
     V_.assign((static_cast<std::size_t>(m) + 1) * n, T(0));
     z_.assign(n, T(0));
     H_.assign(ld() * m, 0.0);
-    g_.assign(m + 1, 0.0);
-    y_.assign(m + 1, 0.0);
-    rot_.assign(m, krylov::Givens{});
+    this->resize_least_squares(m);
     ptrs_.resize(m + 1);
     for (int i = 0; i <= m; ++i) ptrs_[i] = basis(i);
   }
@@ -157,18 +124,12 @@ class Gmres final : public KrylovSolver<T> {
     }
   }
 
-  int restart_ = 20;
   int cycle_ = 1;
   int capacity_ = 0;
   Vector<T> V_;  // capacity_ + 1 basis vectors, contiguous
   Vector<T> z_;
   std::vector<const T*> ptrs_;
-  std::vector<double> H_, g_, y_;
-  std::vector<krylov::Givens> rot_;
-  int j_ = 0;
-  bool first_cycle_ = true;
-  bool track_residual_ = false;
-  double estimate_ = -1;
+  std::vector<double> H_;
 };
 
 }  // namespace
