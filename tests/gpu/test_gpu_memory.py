@@ -5,27 +5,16 @@ cycle. Skipped without a GPU."""
 
 import jax
 import numpy as np
-import pytest
 import scipy.sparse as sp
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from jaxamg import _ffi
+from gpu_testing import cuda_module, requires_cuda
 
 jax.config.update("jax_enable_x64", True)
 
 
-def _cuda_module():
-    try:
-        return _ffi.cuda_native()
-    except Exception:  # pragma: no cover - broken GPU runtime
-        return None
-
-
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(_cuda_module() is None, reason="needs a CUDA GPU and jaxamg._cuda"),
-]
+pytestmark = requires_cuda
 
 PCG_AGG = {
     "config_version": 2,
@@ -54,11 +43,11 @@ def poisson3d(m):
 
 def free_bytes():
     jax.effects_barrier()
-    return _cuda_module().device_memory()[0]
+    return cuda_module().device_memory()[0]
 
 
 def test_clear_solver_cache_returns_device_memory_to_baseline(rng):
-    cuda = _cuda_module()
+    cuda = cuda_module()
     gpu = jax.devices("gpu")[0]
     A = poisson3d(48)
     A.sort_indices()

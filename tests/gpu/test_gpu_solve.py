@@ -13,22 +13,13 @@ import scipy.sparse.linalg as spla
 from jax.experimental import sparse as jsparse
 
 import jaxamg
+from gpu_testing import cuda_module, requires_cuda
 from jaxamg import _ffi
 
 jax.config.update("jax_enable_x64", True)
 
 
-def _cuda_module():
-    try:
-        return _ffi.cuda_native()
-    except Exception:  # pragma: no cover - broken GPU runtime
-        return None
-
-
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(_cuda_module() is None, reason="needs a CUDA GPU and jaxamg._cuda"),
-]
+pytestmark = requires_cuda
 
 # PCG with one V-cycle of aggregation AMG and l1-Jacobi: runs on the device.
 PCG_AGG = {
