@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import statistics
 import time
 
@@ -89,6 +90,13 @@ CONFIGS = {
         },
     },
 }
+
+
+# The CPU benchmark's tuned config (PMIS with one aggressive level, two-stage
+# interpolation there, Chebyshev(2) on l1-Jacobi), read from bench/configs.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "configs",
+                       "pcg_classical_agg1_cheby2.json")) as _f:
+    CONFIGS["pcg_classical_agg1_cheby2"] = json.load(_f)
 
 
 def poisson3d(m: int) -> sp.csr_matrix:
