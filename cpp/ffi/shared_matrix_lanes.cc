@@ -17,31 +17,55 @@ bool finite(const T* v, int64_t n) {
 
 template <class T>
 SharedMatrixLanes<T>::SharedMatrixLanes(bool enabled, int64_t lanes, int64_t n, bool use_x0,
-                                        bool transpose, LaneVector rhs, LaneVector guess)
+                                        bool transpose, LaneVector rhs, LaneVector guess, T* out)
     : enabled_(enabled), lanes_(lanes), n_(n), use_x0_(use_x0), transpose_(transpose),
-      rhs_(std::move(rhs)), guess_(std::move(guess)), slot_(lanes, -1) {}
+      rhs_(std::move(rhs)), guess_(std::move(guess)), out_(out), slot_(lanes, -1) {}
 
 template <class T>
-SolveResult SharedMatrixLanes<T>::solve(LinearSolver<T>& solver, int64_t lane, T* sol) {
+SolveResult SharedMatrixLanes<T>::solve(LinearSolver<T>& solver, int64_t lane) {
   const std::size_t n = static_cast<std::size_t>(n_);
+  T* sol = out_ + lane * n;
   if (!solved_) {
     solved_ = true;
-    std::vector<T> B;
+    // The batch: lanes [lane, lanes) with finite inputs (the others are
+    // reported FAILED by the caller's loop).
+    std::vector<int64_t> batch;
+    bool in_place = true;  // every lane of [lane, lanes), b one after the other
     for (int64_t l = lane; l < lanes_; ++l) {
       const T* b = rhs_(l);
-      // Lanes with bad values are reported FAILED by the caller's loop.
-      if (!finite(b, n_) || (use_x0_ && !finite(guess_(l), n_))) continue;
-      slot_[l] = static_cast<int64_t>(B.size() / n);
-      B.insert(B.end(), b, b + n);
+      if (!finite(b, n_) || (use_x0_ && !finite(guess_(l), n_))) {
+        in_place = false;
+        continue;
+      }
+      if (b != rhs_(lane) + (l - lane) * n) in_place = false;
+      slot_[l] = static_cast<int64_t>(batch.size());
+      batch.push_back(l);
+    }
+    const Index k = static_cast<Index>(batch.size());
+    if (in_place) {
+      // Lane slot j is lane `lane + j`: read b and write x where they are.
       if (use_x0_) {
-        const T* g = guess_(l);
-        X_.insert(X_.end(), g, g + n);
+        for (int64_t l : batch) {
+          const T* g = guess_(l);
+          if (g != out_ + l * n) std::copy(g, g + n, out_ + l * n);
+        }
+      }
+      results_ = solver.solve_many(rhs_(lane), sol, static_cast<Index>(n_), k, use_x0_,
+                                   transpose_);
+    } else {
+      std::vector<T> B, X;
+      B.reserve(batch.size() * n);
+      for (int64_t l : batch) {
+        B.insert(B.end(), rhs_(l), rhs_(l) + n);
+        if (use_x0_) X.insert(X.end(), guess_(l), guess_(l) + n);
+      }
+      X.resize(B.size());
+      results_ = solver.solve_many(B.data(), X.data(), static_cast<Index>(n_), k, use_x0_,
+                                   transpose_);
+      for (std::size_t j = 0; j < batch.size(); ++j) {
+        std::copy(X.begin() + j * n, X.begin() + (j + 1) * n, out_ + batch[j] * n);
       }
     }
-    const Index k = static_cast<Index>(B.size() / n);
-    X_.resize(B.size());
-    results_ = solver.solve_many(B.data(), X_.data(), static_cast<Index>(n_), k, use_x0_,
-                                 transpose_);
   }
   const int64_t j = slot_[lane];
   if (j < 0) {
@@ -49,7 +73,6 @@ SolveResult SharedMatrixLanes<T>::solve(LinearSolver<T>& solver, int64_t lane, T
     if (use_x0_) std::copy(guess_(lane), guess_(lane) + n, sol);
     return solver.solve(rhs_(lane), sol, static_cast<Index>(n_), use_x0_, transpose_);
   }
-  std::copy(X_.begin() + j * n, X_.begin() + (j + 1) * n, sol);
   return results_[j];
 }
 

@@ -52,15 +52,10 @@ void LinearSolver<T>::setup(Index nrows, const Index* row_ptr, const Index* col,
   A->col.assign(col, col + nnz);
   A->val.assign(val, val + nnz);
   A->block_dim = block_dim;
-  // Detect whether the input is canonical before canonicalize reorders it.
-  bool sorted = true;
-  for (Index i = 0; i < nrows && sorted; ++i) {
-    for (Index k = row_ptr[i] + 1; k < row_ptr[i + 1]; ++k) {
-      if (col[k] <= col[k - 1]) { sorted = false; break; }
-    }
-  }
   value_map_.clear();
-  canonicalize(*A, "A");
+  // canonicalize reports whether the input had unsorted or repeated columns
+  // (it checks every row, in parallel, before reordering any).
+  const bool sorted = !canonicalize(*A, "A");
   if (!sorted && nnz > 0) {
     value_map_.resize(nnz);
     // Map every input entry to its canonical slot by searching its column in
@@ -76,6 +71,7 @@ void LinearSolver<T>::setup(Index nrows, const Index* row_ptr, const Index* col,
   input_nnz_ = nnz;
   A_ = A;
   transposed_.reset();
+  drop_batch();
   set_near_nullspace(near_nullspace, near_nullspace_cols);
   solver_ = create_solver<T>(*ctx_, ctx_->config.top_solver());
   solver_->setup(A_, false);
@@ -145,6 +141,7 @@ void LinearSolver<T>::resetup(const T* val, Index nnz) {
   load_values(val, nnz, *A);
   A_ = A;
   transposed_.reset();
+  drop_batch();
   solver_->setup(A_, true);
 }
 
@@ -155,6 +152,7 @@ void LinearSolver<T>::replace_values(const T* val, Index nnz) {
   // updating the values in place changes the operator without any setup.
   load_values(val, nnz, *A_);
   transposed_.reset();
+  drop_batch();
 }
 
 template <class T>

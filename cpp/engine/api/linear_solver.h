@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "batched/batched_krylov.h"
 #include "core/csr_matrix.h"
 #include "solvers/solver.h"
 
@@ -84,6 +85,15 @@ class LinearSolver {
   std::shared_ptr<CsrMatrix<T>> A_;
   std::unique_ptr<Solver<T>> solver_;
   std::unique_ptr<Solver<T>> transposed_;  // built on first transposed solve
+  // solve_many's multi-vector solver and work space, kept between calls for
+  // the solver it was made for (batch_for_: solver_ or transposed_) and
+  // dropped with the setup it reads (wherever transposed_ is reset).
+  std::unique_ptr<batched::BatchSolver<T>> batch_;
+  const Solver<T>* batch_for_ = nullptr;
+  void drop_batch() {
+    batch_.reset();
+    batch_for_ = nullptr;
+  }
   Index input_nnz_ = 0;
   // value_map_[k] = canonical position of input entry k (empty if the input
   // was already canonical); duplicates map to the same position.

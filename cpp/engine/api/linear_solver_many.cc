@@ -1,5 +1,6 @@
 // LinearSolver::solve_many (several right-hand sides on one setup) and the
 // choice of the solver for A or A^T that solve and solve_many share.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -46,7 +47,18 @@ std::vector<SolveResult> LinearSolver<T>::solve_many(const T* B, T* X, Index n, 
   std::vector<batched::LaneResult> lanes;
   // One lane gains nothing from the block kernels: the one-lane loop is the
   // reference they reproduce.
-  if (nrhs > 1 && batched::solve_batched(*s, B, X, n, static_cast<int>(nrhs), use_x0, &lanes)) {
+  if (nrhs > 1) {
+    const int want = static_cast<int>(std::min<Index>(nrhs, batched::kMaxBlockLanes));
+    if (batch_for_ != s || (batch_ && batch_->block_lanes() < want)) {
+      // Made once per solver (and kept for later calls); a config that is
+      // not covered is looked at again on every call, a small cost next to
+      // the lane-by-lane solves it then runs.
+      batch_ = batched::make_batch_solver(*s, want);
+      batch_for_ = batch_ ? s : nullptr;
+    }
+  }
+  if (nrhs > 1 && batch_) {
+    batch_->solve(B, X, static_cast<int>(nrhs), use_x0, &lanes);
     const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
     for (batched::LaneResult& lane : lanes) {
       SolveResult r;

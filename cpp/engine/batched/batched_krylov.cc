@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -32,16 +33,19 @@ struct Lane {
   bool done = false;            // the method's inner loop stopped
   bool finished = false;        // final: to be written out and dropped
   bool first = true;            // no search direction yet
+  // The true residual of the last failed check (a restart must halve it).
+  double rejected_true_norm = std::numeric_limits<double>::infinity();
   double rho = 0, alpha = 0, omega = 0, rz = 0;
 };
 
 template <class T>
-class KrylovBatch {
+class KrylovBatch final : public BatchSolver<T> {
  public:
-  KrylovBatch(const Solver<T>& s, Method method, std::unique_ptr<Node<T>> precond, Index n,
-              int k)
-      : s_(s), A_(s.matrix()), method_(method), precond_(std::move(precond)), n_(n), k_(k) {
-    const std::size_t size = static_cast<std::size_t>(n) * k;
+  // Work space for blocks of up to `cap` lanes, kept for every later solve.
+  KrylovBatch(const Solver<T>& s, Method method, std::unique_ptr<Node<T>> precond, int cap)
+      : s_(s), A_(s.matrix()), method_(method), precond_(std::move(precond)), n_(A_.nrows),
+        cap_(cap), k_(0) {
+    const std::size_t size = static_cast<std::size_t>(n_) * cap;
     for (Vector<T>* v : {&x_, &b_, &r_, &p_, &v_, &w_, &spare_}) v->resize(size);
     if (precond_) z_.resize(size);
     if (method_ == Method::kBicgstab) {
@@ -49,13 +53,25 @@ class KrylovBatch {
       t_.resize(size);
       if (precond_) shat_.resize(size);
     }
-    lanes_.resize(k);
-    for (int j = 0; j < k; ++j) lanes_[j].id = j;
   }
 
-  void run(const T* B, T* X, bool use_x0, std::vector<LaneResult>* out) {
+  int block_lanes() const override { return cap_; }
+
+  void solve(const T* B, T* X, int nrhs, bool use_x0, std::vector<LaneResult>* out) override {
+    out->assign(std::max(nrhs, 0), LaneResult());
+    const std::size_t n = static_cast<std::size_t>(n_);
+    for (int j0 = 0; j0 < nrhs; j0 += cap_) {
+      run(B + j0 * n, X + j0 * n, std::min(cap_, nrhs - j0), use_x0, out->data() + j0);
+    }
+  }
+
+ private:
+  // Lanes [0, k) of one block; their results go to out[0, k).
+  void run(const T* B, T* X, int k, bool use_x0, LaneResult* out) {
     x_is_zero_ = !use_x0;
-    out->assign(k_, LaneResult());
+    k_ = k;
+    lanes_.assign(k, Lane());
+    for (int j = 0; j < k; ++j) lanes_[j].id = j;
     for (int j = 0; j < k_; ++j) {
       set_lane<T>(n_, k_, j, B + static_cast<std::size_t>(j) * n_, b_.data());
       if (use_x0) set_lane<T>(n_, k_, j, X + static_cast<std::size_t>(j) * n_, x_.data());
@@ -96,7 +112,6 @@ class KrylovBatch {
     }
   }
 
- private:
   // solve_init for the lanes that need it: r = b - A x (x = 0, r = b on the
   // first pass from a zero guess), the shadow residual, no direction yet.
   void init_lanes() {
@@ -344,7 +359,11 @@ class KrylovBatch {
       if (std::isfinite(tn) && !s_.converged_with(tn, L.initial, L.largest)) {
         L.res.residual = tn;
         if (s_.stores_history() && !L.res.history.empty()) L.res.history.back() = tn;
-        if (L.res.iterations < max_iters) {
+        // A restart that did not halve the last rejected true residual has
+        // hit the precision floor: stop as NOT_CONVERGED (Solver<T>::solve).
+        const bool progressing = tn <= 0.5 * L.rejected_true_norm;
+        L.rejected_true_norm = tn;
+        if (L.res.iterations < max_iters && progressing) {
           // Restart the method from the current iterate.
           L.done = L.finished = false;
           L.need_init = true;
@@ -356,7 +375,7 @@ class KrylovBatch {
   }
 
   // Writes out the finished lanes and drops them from every block.
-  void retire(T* X, std::vector<LaneResult>* out) {
+  void retire(T* X, LaneResult* out) {
     std::vector<int> keep;
     for (int j = 0; j < k_; ++j) {
       Lane& L = lanes_[j];
@@ -374,7 +393,7 @@ class KrylovBatch {
       std::uint8_t finite = 1;
       all_finite<T>(n_, 1, xo, &finite);
       if (!finite) L.res.status = Status::kFailed;
-      (*out)[L.id] = std::move(L.res);
+      out[L.id] = std::move(L.res);
     }
     const int m = static_cast<int>(keep.size());
     if (m == k_) return;
@@ -394,7 +413,8 @@ class KrylovBatch {
   Method method_;
   std::unique_ptr<Node<T>> precond_;
   Index n_;
-  int k_;
+  int cap_;  // the widest block the work space holds
+  int k_;    // lanes still going in the current block
   bool x_is_zero_ = true;
   std::vector<Lane> lanes_;
   std::vector<IterationResult> result_;
@@ -407,11 +427,11 @@ class KrylovBatch {
 }  // namespace
 
 template <class T>
-bool solve_batched(const Solver<T>& s, const T* B, T* X, Index n, int nrhs, bool use_x0,
-                   std::vector<LaneResult>* results) {
-  if (nrhs < 1 || n != s.matrix().nrows || s.matrix().dist || prints_statistics(s)) return false;
+std::unique_ptr<BatchSolver<T>> make_batch_solver(const Solver<T>& s, int lanes) {
+  if (lanes < 1 || s.matrix().dist || prints_statistics(s)) return nullptr;
+  const int cap = std::min(lanes, kMaxBlockLanes);
   const auto* krylov = dynamic_cast<const KrylovSolver<T>*>(&s);
-  if (!krylov) return false;
+  if (!krylov) return nullptr;
   Method method;
   if (s.name() == "PCG") {
     method = Method::kPcg;
@@ -420,19 +440,30 @@ bool solve_batched(const Solver<T>& s, const T* B, T* X, Index n, int nrhs, bool
   } else if (s.name() == "PBICGSTAB" || s.name() == "BICGSTAB") {
     method = Method::kBicgstab;
   } else {
-    return false;
+    return nullptr;
   }
   std::unique_ptr<Node<T>> precond;
   if (const Solver<T>* pc = krylov->preconditioner()) {
-    precond = make_node(*pc, nrhs, /*as_solve=*/true);
-    if (!precond) return false;
+    precond = make_node(*pc, cap, /*as_solve=*/true);
+    if (!precond) return nullptr;
   } else if (method != Method::kBicgstab) {
-    return false;  // plain CG tests its recurrence norm <r, r> instead
+    return nullptr;  // plain CG tests its recurrence norm <r, r> instead
   }
-  KrylovBatch<T>(s, method, std::move(precond), n, nrhs).run(B, X, use_x0, results);
+  return std::make_unique<KrylovBatch<T>>(s, method, std::move(precond), cap);
+}
+
+template <class T>
+bool solve_batched(const Solver<T>& s, const T* B, T* X, Index n, int nrhs, bool use_x0,
+                   std::vector<LaneResult>* results) {
+  if (n != s.matrix().nrows) return false;
+  const std::unique_ptr<BatchSolver<T>> batch = make_batch_solver(s, nrhs);
+  if (!batch) return false;
+  batch->solve(B, X, nrhs, use_x0, results);
   return true;
 }
 
+template std::unique_ptr<BatchSolver<float>> make_batch_solver(const Solver<float>&, int);
+template std::unique_ptr<BatchSolver<double>> make_batch_solver(const Solver<double>&, int);
 template bool solve_batched(const Solver<float>&, const float*, float*, Index, int, bool,
                             std::vector<LaneResult>*);
 template bool solve_batched(const Solver<double>&, const double*, double*, Index, int, bool,

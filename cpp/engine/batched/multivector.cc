@@ -86,10 +86,10 @@ void restrict_rows(const CsrMatrix<T>& P, T* Y, T* work, std::size_t work_size, 
       with_width(std::min(kChunk, k - j0), [&](auto W) {
         T ri[W.value];
         row_residual(i, j0, W, ri);
+        lanes::Pack<T, W.value> r;
+        r.load(ri);
         for (Index p = prp[i]; p < prp[i + 1]; ++p) {
-          T* a = acc + static_cast<std::size_t>(pci[p]) * k + j0;
-          const T w = pv[p];
-          for (int j = 0; j < W.value; ++j) a[j] += ri[j] * w;
+          r.scatter_scaled(pv[p], acc + static_cast<std::size_t>(pci[p]) * k + j0);
         }
       });
     }
@@ -147,20 +147,14 @@ void restrict_diagonal_start(const CsrMatrix<T>& A, const T* d, const T* B,
   const T* av = A.val.data();
   restrict_rows(P, Y, work, work_size, k, [=](Index i, int j0, auto W, T* ri) {
     const std::size_t o = static_cast<std::size_t>(i) * k + j0;
-    for (int j = 0; j < W.value; ++j) {
-      ri[j] = B[o + j];
-      X[o + j] = d[i] * B[o + j];
-    }
+    for (int j = 0; j < W.value; ++j) X[o + j] = d[i] * B[o + j];
     // x_c = d_c b_c is recomputed in T, the value the separate sweep stores.
+    lanes::Pack<T, W.value> r;
+    r.load(B + o);
     for (Index p = arp[i]; p < arp[i + 1]; ++p) {
-      const T a = av[p];
-      const T dc = d[aci[p]];
-      const T* bc = B + static_cast<std::size_t>(aci[p]) * k + j0;
-      for (int j = 0; j < W.value; ++j) {
-        const T xc = dc * bc[j];
-        ri[j] -= a * xc;
-      }
+      r.sub_scaled_product(av[p], d[aci[p]], B + static_cast<std::size_t>(aci[p]) * k + j0);
     }
+    r.store(ri);
   });
 }
 

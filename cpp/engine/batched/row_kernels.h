@@ -1,12 +1,13 @@
 // Row loops shared by the multi-vector kernels (internal to batched/): a
 // sparse row times k lane-interleaved vectors, in chunks of kChunk lanes
-// with a compile-time inner loop, so that the row's entries are read once
-// for every lane while the lane loop vectorises.
+// with a compile-time width, so that the row's entries are read once for
+// every lane, the lanes in vectors (lane_pack.h).
 #pragma once
 #include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
+#include "batched/lane_pack.h"
 #include "core/csr_matrix.h"
 
 namespace jaxamg::batched::rows {
@@ -47,19 +48,16 @@ inline void for_each_row(std::ptrdiff_t n, int k, Body&& body) {
 template <int W, int Sign, class T>
 inline void row_lanes(const Index* ci, const T* v, Index p0, Index p1, const T* X, int k, int j0,
                       const T* init, T* acc) {
-  for (int j = 0; j < W; ++j) acc[j] = init ? init[j] : T(0);
-  for (Index p = p0; p < p1; ++p) {
-    const T a = v[p];
-    const T* x = X + static_cast<std::size_t>(ci[p]) * k + j0;
-#pragma omp simd
-    for (int j = 0; j < W; ++j) {
-      if (Sign > 0) {
-        acc[j] += a * x[j];
-      } else {
-        acc[j] -= a * x[j];
-      }
-    }
+  lanes::Pack<T, W> a;
+  if (init) {
+    a.load(init);
+  } else {
+    a.zero();
   }
+  for (Index p = p0; p < p1; ++p) {
+    a.template add_scaled<Sign>(v[p], X + static_cast<std::size_t>(ci[p]) * k + j0);
+  }
+  a.store(acc);
 }
 
 // For every row i and lane chunk: r = B_i - A_i X (lanes [j0, j0 + W)),

@@ -4,6 +4,7 @@
 //
 //   jaxamg_poisson_perf CONFIG.json [n ...] [--repeat R] [--levels]
 //   jaxamg_poisson_perf CONFIG.json [n ...] [--repeat R] --level0 SCOPE
+//   jaxamg_poisson_perf CONFIG.json [n ...] [--repeat R] [--levels] --aniso2d
 //
 // For every n: the fastest of R setups and solves (wall clock), the AMG setup
 // by phase (coarsening with its own phases, Galerkin products, smoothers),
@@ -14,6 +15,7 @@
 // --levels prints the per-level table of the last setup. --level0 times only
 // the classical coarsening of the finest level (AMG scope SCOPE of the
 // config) and its Galerkin product, wall clock and CPU time, best of R.
+// --aniso2d runs the matrix of bench/problems.py's aniso2d (n^2 unknowns) instead.
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -123,6 +125,39 @@ Problem poisson3d(int n) {
   return p;
 }
 
+// 2D anisotropic Poisson -eps u_xx - u_yy (eps = 1e-3), 5-point on an n^2
+// grid, Dirichlet, unknown (i, j) -> i n + j: bench/problems.py's aniso2d
+// matrix (the right-hand side is drawn as for poisson3d).
+Problem aniso2d(int n) {
+  constexpr double eps = 1e-3;
+  Problem p;
+  p.n = n;
+  const Index N = static_cast<Index>(n) * n;
+  p.rp.reserve(N + 1);
+  p.ci.reserve(5 * static_cast<std::size_t>(N));
+  p.v.reserve(5 * static_cast<std::size_t>(N));
+  p.rp.push_back(0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      const Index row = static_cast<Index>(i) * n + j;
+      auto put = [&](Index c, double a) {
+        p.ci.push_back(c);
+        p.v.push_back(a);
+      };
+      if (i > 0) put(row - n, -eps);
+      if (j > 0) put(row - 1, -1);
+      put(row, 2 + 2 * eps);
+      if (j < n - 1) put(row + 1, -1);
+      if (i < n - 1) put(row + n, -eps);
+      p.rp.push_back(static_cast<Index>(p.ci.size()));
+    }
+  std::mt19937_64 gen(2024);
+  std::normal_distribution<double> normal;
+  p.b.resize(N);
+  for (double& x : p.b) x = normal(gen);
+  return p;
+}
+
 double true_relres(const Problem& p, const std::vector<double>& x) {
   const Index N = static_cast<Index>(p.b.size());
   double rr = 0, bb = 0;
@@ -174,11 +209,12 @@ void level0_bench(const std::string& config, const std::string& scope, int n, in
 }
 
 struct Run {
-  double setup = 0, solve = 0, setup_cpu = 0, solve_cpu = 0, mem_x = 0, relres = 0;
+  double setup = 0, solve = 0, setup_cpu = 0, solve_cpu = 0, mem_x = 0, held_x = 0, relres = 0;
   int iters = 0;
   AmgSetupTimings amg;
   std::vector<LevelInfo> levels;
   std::string status;
+  std::string grid;  // AmgX-layout grid statistics (with memory per level)
 };
 
 }  // namespace
@@ -200,9 +236,12 @@ int main(int argc, char** argv) {
   int repeat = 3;
   bool show_levels = false;
   std::string level0_scope;
+  bool aniso = false;
   for (int a = 2; a < argc; ++a) {
     if (std::strcmp(argv[a], "--repeat") == 0 && a + 1 < argc) {
       repeat = std::atoi(argv[++a]);
+    } else if (std::strcmp(argv[a], "--aniso2d") == 0) {
+      aniso = true;
     } else if (std::strcmp(argv[a], "--levels") == 0) {
       show_levels = true;
     } else if (std::strcmp(argv[a], "--level0") == 0 && a + 1 < argc) {
@@ -233,7 +272,7 @@ int main(int argc, char** argv) {
       "n", "N", "setup", "(cpu)", "strng", "selct", "intrp", "trnsp", "galrk", "smth", "solve",
       "(cpu)", "iters", "ms/iter", "opcx", "grdcx", "mem", "relres", "levels");
   for (int n : sizes) {
-    const Problem p = poisson3d(n);
+    const Problem p = aniso ? aniso2d(n) : poisson3d(n);
     const Index N = static_cast<Index>(p.b.size());
     const double csr_bytes = 4.0 * (N + 1) + 12.0 * p.v.size();
     Run best;
@@ -249,6 +288,7 @@ int main(int argc, char** argv) {
       r.setup = now() - t;
       r.setup_cpu = cpu_seconds() - c;
       r.mem_x = (proc_kib("VmHWM:") - rss0) * 1024.0 / csr_bytes;
+      r.held_x = (proc_kib("VmRSS:") - rss0) * 1024.0 / csr_bytes;
       std::vector<double> x(N, 0.0);
       t = now();
       c = cpu_seconds();
@@ -258,7 +298,10 @@ int main(int argc, char** argv) {
       r.iters = res.iterations;
       r.status = status_name(res.status);
       r.relres = true_relres(p, x);
-      if (const AmgSolver<double>* amg = find_amg(s.solver())) r.amg = amg->setup_timings();
+      if (const AmgSolver<double>* amg = find_amg(s.solver())) {
+        r.amg = amg->setup_timings();
+        if (show_levels) r.grid = amg->grid_stats();
+      }
       r.levels = s.hierarchy();
       // Keep the fastest setup and the fastest solve (their iterations agree),
       // and the fastest time of every phase over the repeats (on a loaded
@@ -301,8 +344,8 @@ int main(int argc, char** argv) {
         best.mem_x, best.relres, best.levels.size(), best.status.c_str());
     if (show_levels) {
       std::printf("    AMG setup %.3f s of %.3f s (the rest: copying and checking A, Krylov "
-                  "workspaces)\n",
-                  best.amg.total, best.setup);
+                  "workspaces); held after setup %.2f x CSR, peak %.2f x\n",
+                  best.amg.total, best.setup, best.held_x, best.mem_x);
       for (std::size_t l = 0; l < best.levels.size(); ++l) {
         std::printf("    level %2zu: rows %9d nnz %10d (%.1f/row)", l,
                     static_cast<int>(best.levels[l].rows), static_cast<int>(best.levels[l].nnz),
@@ -315,6 +358,7 @@ int main(int argc, char** argv) {
         }
         std::printf("\n");
       }
+      std::printf("%s", best.grid.c_str());
     }
     std::fflush(stdout);
   }

@@ -46,10 +46,6 @@ void ClassicalCoarsening<T>::build(const CsrMatrix<T>& A, TransferOperators<T>& 
       break;
   }
   if (p_.selector == Selector::kPmis || p_.selector == Selector::kHmis) cf_first_.clear();
-  {
-    std::vector<Index> numbering;
-    n_coarse_ = coarse_numbering(cf_, numbering);
-  }
   strong_ = std::move(S.strong);
   S = StrengthGraph();  // the graph itself is not needed any more
   built_rows_ = A.nrows;
@@ -124,7 +120,7 @@ void ClassicalCoarsening<T>::interpolate(const CsrMatrix<T>& A, const std::vecto
   const double t0 = omp_get_wtime();
   // The numbering is formed again here rather than kept between setups.
   std::vector<Index> coarse_index;
-  coarse_numbering(cf_, coarse_index);
+  n_coarse_ = coarse_numbering(cf_, coarse_index);
   const InterpolationInput<T> in{A, dpos, strong_, cf_, coarse_index, n_coarse_};
   switch (p_.interpolator) {
     case Interpolator::kD1:

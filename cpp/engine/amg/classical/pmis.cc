@@ -1,5 +1,7 @@
 // PMIS coarse-point selection and the C-point numbering shared by all
 // selectors.
+#include <omp.h>
+
 #include <sstream>
 
 #include "amg/classical/splitting.h"
@@ -102,10 +104,33 @@ void pmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf) {
 
 Index coarse_numbering(const std::vector<int8_t>& cf, std::vector<Index>& coarse_index) {
   const Index n = static_cast<Index>(cf.size());
-  coarse_index.assign(n, -1);
+  coarse_index.resize(n);
+  // Each thread numbers one contiguous block, offset by the C points of the
+  // blocks before it: the same numbering as a serial pass.
+  const int nt = n > kSerialBelow ? omp_get_max_threads() : 1;
+  std::vector<Index> offset(static_cast<std::size_t>(nt) + 1, 0);
+  const int8_t* c = cf.data();
+  Index* out = coarse_index.data();
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    const int nth = omp_get_num_threads();
+    const Index lo = static_cast<Index>(static_cast<int64_t>(n) * t / nth);
+    const Index hi = static_cast<Index>(static_cast<int64_t>(n) * (t + 1) / nth);
+    Index count = 0;
+    for (Index i = lo; i < hi; ++i) count += c[i] == kCoarse;
+    offset[t + 1] = count;
+#pragma omp barrier
+    Index next = 0;
+    for (int u = 0; u < t; ++u) next += offset[u + 1];
+    for (Index i = lo; i < hi; ++i) {
+      const bool coarse = c[i] == kCoarse;
+      out[i] = coarse ? next : -1;
+      next += coarse;
+    }
+  }
   Index nc = 0;
-  for (Index i = 0; i < n; ++i)
-    if (cf[i] == kCoarse) coarse_index[i] = nc++;
+  for (int t = 0; t < nt; ++t) nc += offset[t + 1];
   return nc;
 }
 
