@@ -29,7 +29,8 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)
 
 import jaxamg  # noqa: E402
-from jaxamg import _engine, matrices  # noqa: E402
+from jaxamg import matrices  # noqa: E402
+from jaxamg._native import engine as _load_engine  # noqa: E402  (applies the OpenMP settings)
 from jaxamg.config import prepare_config  # noqa: E402
 from jax.experimental import sparse as jsparse  # noqa: E402
 
@@ -64,7 +65,7 @@ def overhead(repeat):
                                           r, config=cfg)[0])
     f(A.data, b).block_until_ready()
     t_jax, t_jax_med = best(lambda: f(A.data, b), repeat * 40)
-    es = _engine.EngineSolver(prepare_config(cfg), "float64")
+    es = _load_engine().EngineSolver(prepare_config(cfg), "float64")
     es.setup(np.asarray(A.indptr), np.asarray(A.indices), np.asarray(A.data))
     engine_times = []
     for _ in range(repeat * 40):
