@@ -35,6 +35,7 @@ from ._mpi_comm import check_comm, comm_handle, run_and_agree
 from ._mpi_validate import WHERE, check_global, prepare_local, summary
 from ._solve import (
     _report_adjoint,
+    add_inconsistency,
     _stats_lock,
     _to_runtime_error,
     jax_jit_lazy,
@@ -251,11 +252,7 @@ def solve_mpi(
             raise _to_runtime_error(e) from None
         info = make_info(stats, st.history_len)
         if inconsistency is not None:
-            if is_concrete(inconsistency):
-                value = np.asarray(inconsistency)
-                info["rhs_inconsistency"] = float(value) if value.ndim == 0 else value
-            else:
-                info["rhs_inconsistency"] = inconsistency
+            add_inconsistency(info, inconsistency)
         return x, info
 
     if save_stats_file is None:
