@@ -29,9 +29,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from .nullspace import declared_specs  # noqa: F401  (re-exported for _mpi_validate)
-
 NAMES = ("nullspace", "transpose_nullspace")
+
+
+def declared_specs(nullspace: Any, transpose_nullspace: Any, owners: tuple,
+                   symmetric: bool) -> dict:
+    """The two specs after the ``with_cache`` defaults of `owners` and the
+    symmetric fill-in (as the single-process solve)."""
+    specs = {"nullspace": nullspace, "transpose_nullspace": transpose_nullspace}
+    for name in NAMES:
+        if specs[name] is None:
+            for owner in owners:
+                cached = getattr(owner, f"_{name}", None)
+                if cached is not None:
+                    specs[name] = cached
+                    break
+    if symmetric:
+        if specs["nullspace"] is None:
+            specs["nullspace"] = specs["transpose_nullspace"]
+        if specs["transpose_nullspace"] is None:
+            specs["transpose_nullspace"] = specs["nullspace"]
+    return specs
 
 
 def local_bases(specs: dict, n_local: int, nglobal: int, dtype: Any) -> dict:

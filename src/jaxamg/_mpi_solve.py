@@ -35,7 +35,6 @@ from ._mpi_comm import check_comm, comm_handle, run_and_agree
 from ._mpi_validate import WHERE, check_global, prepare_local, summary
 from ._solve import (
     _report_adjoint,
-    add_inconsistency,
     _stats_lock,
     _to_runtime_error,
     jax_jit_lazy,
@@ -252,7 +251,11 @@ def solve_mpi(
             raise _to_runtime_error(e) from None
         info = make_info(stats, st.history_len)
         if inconsistency is not None:
-            add_inconsistency(info, inconsistency)
+            if is_concrete(inconsistency):
+                value = np.asarray(inconsistency)
+                info["rhs_inconsistency"] = float(value) if value.ndim == 0 else value
+            else:
+                info["rhs_inconsistency"] = inconsistency
         return x, info
 
     if save_stats_file is None:

@@ -420,23 +420,3 @@ def warn_dense_lu(stacklevel: int = 3) -> None:
         NullSpaceWarning,
         stacklevel=stacklevel,
     )
-
-
-def declared_specs(nullspace: Any, transpose_nullspace: Any, owners: tuple,
-                   symmetric: bool) -> dict:
-    """The two specs after the ``with_cache`` defaults of `owners` and the
-    symmetric fill-in (shared by the single-process and the MPI solves)."""
-    specs = {"nullspace": nullspace, "transpose_nullspace": transpose_nullspace}
-    for name in _NAMES:
-        if specs[name] is None:
-            for owner in owners:
-                cached = getattr(owner, f"_{name}", None)
-                if cached is not None:
-                    specs[name] = cached
-                    break
-    if symmetric:
-        if specs["nullspace"] is None:
-            specs["nullspace"] = specs["transpose_nullspace"]
-        if specs["transpose_nullspace"] is None:
-            specs["transpose_nullspace"] = specs["nullspace"]
-    return specs
