@@ -13,11 +13,7 @@ respect to this rank's values and b (each rank gets its own slice).
 
 Collectives on one communicator must be issued in the same order by every
 rank: the halo exchange is made to depend on the adjoint solve's result
-(``optimization_barrier``), so it cannot be scheduled before it on any rank,
-and the b-cotangent is released only after the exchange.
-
-Singular systems (``nullspace``, ``transpose_nullspace``, rows distributed
-like b) wrap this core in the projections of ``_mpi_nullspace``.
+(``optimization_barrier``), so it cannot be scheduled before it on any rank.
 """
 
 from __future__ import annotations
@@ -110,9 +106,6 @@ def _core():
             nglobal=st.nglobal,
         )
         d_data = -jnp.take(lam, rows, axis=-1) * x_columns
-        # The b-cotangent leaves after the exchange, so collectives that use
-        # it (the null-space projections) cannot overtake the exchange.
-        lam, _ = jax.lax.optimization_barrier((lam, x_columns))
         return (None, None, None, d_data.astype(data.dtype), lam, jnp.zeros_like(x0))
 
     core.defvjp(fwd, bwd)
@@ -222,41 +215,14 @@ def solve_mpi(
         nglobal=local.nglobal,
     )
 
-    null_basis = transpose_basis = None
-    if local.singular:
-        from ._mpi_nullspace import global_bases
-
-        null_basis, transpose_basis = global_bases(
-            comm, local.null_specs, local.row_end - local.row_start, local.nglobal,
-            local.dtype, symmetric, local.config_text,
-        )
-
-    def core(rhs):
-        return mpi_linear_solve(indptr, indices, rows, local.data, rhs, local.x0, st)
-
     def run():
-        inconsistency = None
         try:
-            if local.singular:
-                from ._mpi_nullspace import singular_solve
-
-                x, stats, inconsistency = singular_solve(
-                    core, local.b, null_basis, transpose_basis, st.comm
-                )
-            else:
-                x, stats = core(local.b)
+            x, stats = mpi_linear_solve(indptr, indices, rows, local.data, local.b, local.x0, st)
             if is_concrete(x):
                 x = jax.block_until_ready(x)
         except jax.errors.JaxRuntimeError as e:
             raise _to_runtime_error(e) from None
-        info = make_info(stats, st.history_len)
-        if inconsistency is not None:
-            if is_concrete(inconsistency):
-                value = np.asarray(inconsistency)
-                info["rhs_inconsistency"] = float(value) if value.ndim == 0 else value
-            else:
-                info["rhs_inconsistency"] = inconsistency
-        return x, info
+        return x, make_info(stats, st.history_len)
 
     if save_stats_file is None:
         return run()
@@ -319,10 +285,7 @@ def cache_mpi_metadata(
     with shape ``(n_local, nglobal)``, and prepares the engine's config.
     Attach the result with ``jaxamg.with_cache(A, mpi=meta)``; solves of
     that `A` then need no `comm`, `nglobal` or `partition_info`, and their
-    config, kwargs and block_dim come from here. Collective. ``singular=True``
-    (implied when `A` carries null-space bases from ``with_cache``) prepares
-    the configuration defaults of singular systems; the bases themselves are
-    passed to (or attached for) each solve.
+    config, kwargs and block_dim come from here. Collective.
 
     Returned keys (JAX-AMG's, plus ours): ``recvcounts_tuple`` (rows per
     rank), ``comm_ptr`` (the communicator's Fortran handle), ``lrank``,
@@ -339,10 +302,15 @@ def cache_mpi_metadata(
         from .cache import with_cache
 
         with_cache(A, is_symmetric=True)
+    if singular:
+        raise NotImplementedError(
+            "`jaxamg.cache_mpi_metadata`: singular systems (null spaces) are not supported with "
+            "`comm`; solve them on one process."
+        )
     local, summaries = _agree(
         comm, A, None, None, partition_info=partition_info, nglobal=nglobal,
         block_dim=block_dim, reuse_setup=False, save_stats_file=None, config=config,
-        save_stats=bool(save_stats), singular=bool(singular),
+        save_stats=bool(save_stats),
     )
     indptr = np.asarray(local.csr.indptr) if is_concrete(local.csr.indptr) else None
     return {
@@ -359,7 +327,7 @@ def cache_mpi_metadata(
         if indptr is None
         else np.repeat(np.arange(indptr.size - 1, dtype=np.int32), np.diff(indptr)),
         "block_dim": local.block_dim,
-        "singular": bool(singular or local.singular),
+        "singular": False,
         "comm": comm,
         "row_start": local.row_start,
         "row_end": local.row_end,
