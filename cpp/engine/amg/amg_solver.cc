@@ -112,6 +112,11 @@ AmgSolver<T>::AmgSolver(SolverContext& ctx, const std::string& scope)
 template <class T>
 void AmgSolver<T>::solver_setup(bool reuse_structure) {
   if (const Distribution<T>* dist = this->A_->dist.get()) {
+    if (transpose_of_ != nullptr && transpose_of_->distributed_) {
+      // The adjoint reuses the distributed hierarchy's transfer operators.
+      distributed_ = transpose_of_->distributed_->make_transposed(this->A_);
+      return;
+    }
     if (!distributed_ || !reuse_structure) distributed_ = dist->make_multigrid(this->ctx_, this->scope_);
     distributed_->setup(this->A_, reuse_structure);
     return;
@@ -413,7 +418,7 @@ std::unique_ptr<Solver<T>> AmgSolver<T>::make_transposed(
   if (levels_.empty() && !distributed_) {
     throw InvalidInput("AMG: make_transposed called before setup; set the solver up first");
   }
-  // A distributed hierarchy is coarsened anew for A^T (in setup, below).
+  // A distributed hierarchy hands over to its own make_transposed (setup).
   auto s = std::make_unique<AmgSolver<T>>(this->ctx_, this->scope_);
   s->max_iters_ = this->max_iters_;
   s->tolerance_ = this->tolerance_;

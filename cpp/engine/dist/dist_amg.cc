@@ -4,8 +4,22 @@
 
 #include "amg/coarsening.h"
 #include "core/error.h"
+#include "dist/dist_transpose.h"
 
 namespace jaxamg::dist {
+namespace {
+
+// Collective. The global ids of a level's ghost columns: owners send their
+// global row ids along the level's halo plan.
+template <class T>
+std::vector<int64_t> ghost_global_ids(const DistOperator<T>& op, Index n) {
+  std::vector<int64_t> ids(n), ghosts(op.plan().num_ghosts());
+  for (Index i = 0; i < n; ++i) ids[i] = op.row_start() + i;
+  op.plan().exchange(ids.data(), ghosts.data());
+  return ghosts;
+}
+
+}  // namespace
 
 template <class T>
 DistAmg<T>::DistAmg(SolverContext& ctx, const std::string& scope, const Communicator& comm)
@@ -47,6 +61,10 @@ void DistAmg<T>::revalue() {
 
 template <class T>
 void DistAmg<T>::solver_setup(bool reuse_structure) {
+  if (transpose_of_ != nullptr) {
+    transpose_levels(*transpose_of_);
+    return;
+  }
   bool reuse = reuse_structure && !levels_.empty() && levels_[0].A &&
                levels_[0].A->nnz() == this->A_->nnz();
   // Interpolation weights of classical AMG depend on the values: rebuild.
@@ -76,6 +94,14 @@ void DistAmg<T>::solver_setup(bool reuse_structure) {
     L.global_nnz = comm_.sum_int(L.A->nnz());
     if (l + 1 >= max_levels || L.global_rows <= min_rows || !coarsen(l, min_rows)) break;
   }
+  finish_levels();
+}
+
+template <class T>
+void DistAmg<T>::finish_levels() {
+  const Config& cfg = this->ctx_.config;
+  const SolverRef coarse_ref = cfg.get_solver("coarse_solver", this->scope_);
+  const bool dense_lu = coarse_ref.name == "DENSE_LU_SOLVER";
   // Smoothers on every level; on the coarsest only without a coarse solver.
   // As the serial AMG, a coarsest level beyond dense_lu_max_rows is smoothed
   // rather than factorised (and then not gathered either).
@@ -96,6 +122,58 @@ void DistAmg<T>::solver_setup(bool reuse_structure) {
     if (L.smoother) L.smoother->setup(L.A, false);
   }
   if (want_coarse) consolidate();
+}
+
+template <class T>
+std::unique_ptr<Solver<T>> DistAmg<T>::make_transposed(
+    std::shared_ptr<const CsrMatrix<T>> At) const {
+  if (levels_.empty()) {
+    throw InvalidInput("AMG: make_transposed called before setup; set the solver up first");
+  }
+  auto s = std::make_unique<DistAmg<T>>(this->ctx_, this->scope_, comm_);
+  s->max_iters_ = this->max_iters_;
+  s->tolerance_ = this->tolerance_;
+  s->monitor_residual_ = this->monitor_residual_;
+  s->store_res_history_ = this->store_res_history_;
+  s->transpose_of_ = this;
+  s->setup(std::move(At));
+  s->transpose_of_ = nullptr;
+  return s;
+}
+
+template <class T>
+void DistAmg<T>::transpose_levels(const DistAmg& src) {
+  if (this->A_->nrows != src.levels_[0].A->nrows) {
+    throw InvalidInput("AMG: the transposed matrix has " + std::to_string(this->A_->nrows) +
+                       " local rows, the set-up one " + std::to_string(src.levels_[0].A->nrows) +
+                       "; pass the transpose of the matrix the solver was set up with");
+  }
+  levels_.clear();
+  coarse_.reset();
+  consolidated_ = false;
+  for (std::size_t l = 0; l < src.levels_.size(); ++l) {
+    const Level& S = src.levels_[l];
+    levels_.emplace_back();
+    Level& D = levels_.back();
+    if (l == 0) {
+      D.A = this->A_;
+    } else {
+      // (P^T A P)^T moves along the coarse level's own plan: entries in
+      // ghost columns go to the columns' owners, nothing else travels.
+      const std::vector<int64_t> ghosts = ghost_global_ids(*S.op, S.A->nrows);
+      D.A = transpose(comm_, S.op->partition(), *S.A, ghosts, S.op->plan()).A;
+    }
+    D.op = dynamic_cast<const DistOperator<T>*>(D.A->dist.get());
+    if (D.op == nullptr) throw SetupError("AMG: a level of the transposed hierarchy has no halo plan");
+    D.global_rows = S.global_rows;
+    D.global_nnz = S.global_nnz;
+    if (l + 1 < src.levels_.size()) {
+      D.P = S.P;  // block diagonal, local: the same on A^T
+      D.nc = S.nc;
+      D.piecewise = false;  // no value-only resetup: a new A^T gets a new transposed solver
+    }
+  }
+  finish_levels();
 }
 
 template <class T>
@@ -358,13 +436,7 @@ void DistAmg<T>::consolidate() {
   const Index n = A.nrows;
   const int64_t row_start = C.op->row_start();
   std::vector<int32_t> gcol(A.col.size());
-  const std::vector<int64_t> ghost_ids = [&] {
-    // Ghost global ids: owners send their global row ids along the plan.
-    std::vector<int64_t> ids(n), ghosts(C.op->plan().num_ghosts());
-    for (Index i = 0; i < n; ++i) ids[i] = row_start + i;
-    C.op->plan().exchange(ids.data(), ghosts.data());
-    return ghosts;
-  }();
+  const std::vector<int64_t> ghost_ids = ghost_global_ids(*C.op, n);
   for (std::size_t k = 0; k < A.col.size(); ++k) {
     gcol[k] = static_cast<int32_t>(A.col[k] < n ? row_start + A.col[k] : ghost_ids[A.col[k] - n]);
   }

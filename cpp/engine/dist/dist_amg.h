@@ -21,6 +21,12 @@
 //   coarse solver; each cycle gathers the coarse right-hand side and
 //   scatters the correction. Only that coarsest level is ever gathered.
 //
+// The adjoint reuses the setup: make_transposed keeps every level's P (the
+// restriction is P^T, so (P^T A P)^T = P^T A^T P is the Galerkin product of
+// A^T with the same P) and transposes each coarse matrix along its own halo
+// plan (dist_transpose.h); only smoothers and the coarsest factorisation are
+// set up anew. The hierarchy has the forward solve's levels and sizes.
+//
 // Cycles: V and W. A resetup with the same sparsity keeps aggregates, plans
 // and coarse patterns and recomputes the values (one pass per level) when P
 // is piecewise constant; otherwise (interpolation weights depend on the
@@ -41,6 +47,9 @@ class DistAmg final : public Solver<T> {
   DistAmg(SolverContext& ctx, const std::string& scope, const Communicator& comm);
   // Global rows and nonzeros per level, finest first.
   std::vector<LevelInfo> hierarchy() const override;
+  // Collective. The solver for A^T (`At`: the distributed transpose of this
+  // solver's level-0 matrix) on this hierarchy's transfer operators.
+  std::unique_ptr<Solver<T>> make_transposed(std::shared_ptr<const CsrMatrix<T>> At) const override;
 
  protected:
   bool supports_distribution() const override { return true; }
@@ -63,6 +72,11 @@ class DistAmg final : public Solver<T> {
     int64_t global_rows = 0, global_nnz = 0;
   };
 
+  // The levels of make_transposed: src's P, transposed coarse matrices.
+  void transpose_levels(const DistAmg& src);
+  // Work vectors, smoothers and the consolidated coarse solver of the
+  // levels built (the end of every setup).
+  void finish_levels();
   // Coarsens level l; returns false if it should be the coarsest instead.
   bool coarsen(int l, int64_t min_rows);
   // A_c = P^T A P for a general block-diagonal P (classical, smoothed).
@@ -74,6 +88,7 @@ class DistAmg final : public Solver<T> {
   void cycle(std::size_t l, const T* b, T* x, bool x_is_zero);
 
   Communicator comm_;
+  const DistAmg* transpose_of_ = nullptr;  // set during make_transposed's setup
   std::vector<Level> levels_;
   int presweeps_ = 1, postsweeps_ = 1, coarsest_sweeps_ = 2, gamma_ = 1;
   // Consolidated coarsest level: the solver on rank 0 and the gather layout.

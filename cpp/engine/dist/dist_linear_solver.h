@@ -42,6 +42,10 @@ class DistLinearSolver {
   // Bytes this process sent through the fine matrix's halo plan.
   uint64_t halo_bytes_sent() const { return local_.plan->bytes_sent(); }
   std::vector<LevelInfo> hierarchy() const { return solver_->hierarchy(); }
+  // The hierarchy of the adjoint's solver (empty before a transposed solve).
+  std::vector<LevelInfo> transposed_hierarchy() const {
+    return transposed_ ? transposed_->hierarchy() : std::vector<LevelInfo>{};
+  }
   std::string take_log();
 
  private:

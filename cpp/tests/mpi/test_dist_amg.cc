@@ -256,3 +256,43 @@ TEST(DistAmg, RowsCoupledOnlyAcrossProcessesStayOutOfAggregates) {
 
 }  // namespace
 }  // namespace jaxamg
+
+namespace jaxamg {
+namespace {
+
+using namespace mpitest;
+
+// The adjoint reuses the forward setup: the transposed solver's hierarchy has
+// the forward's levels (same global rows and nonzeros per level, as A^T's
+// coarse matrices are the transposes of A's), and its solutions equal the
+// serial transposed solves, which reuse the serial setup the same way.
+TEST(DistAmg, TransposedSolveReusesTheForwardHierarchy) {
+  const auto A = random_matrix<double>(900, 5, false, 83);
+  const std::string aggregation = amg_config("FGMRES", kJacobiL1, "SIZE_4");
+  const std::string classical = classical_config("FGMRES", "D2");
+  for (const std::string* cfg : {&aggregation, &classical}) {
+    expect_close_to_serial(A, *cfg, "FGMRES+AMG random, transposed", true);
+    const int n = A.nrows;
+    const auto starts = partition_starts(n, size(), true, 1);
+    const int64_t lo = starts[rank()], hi = starts[rank() + 1];
+    auto rows = take_rows(A, lo, hi);
+    dist::DistLinearSolver<double> ds(*cfg, MPI_COMM_WORLD);
+    ds.setup(lo, n, static_cast<Index>(hi - lo), rows.row_ptr.data(), rows.col.data(),
+             rows.val.data(), static_cast<int64_t>(rows.col.size()));
+    EXPECT_TRUE(ds.transposed_hierarchy().empty());
+    const auto b = random_vector(n, 9);
+    std::vector<double> x(hi - lo, 0.0);
+    const SolveResult r = ds.solve(b.data() + lo, x.data(), static_cast<Index>(hi - lo), false, true);
+    EXPECT_EQ(r.status, Status::kSuccess);
+    const auto fwd = ds.hierarchy(), adj = ds.transposed_hierarchy();
+    ASSERT_EQ(adj.size(), fwd.size());
+    ASSERT_GT(fwd.size(), 1u);
+    for (std::size_t l = 0; l < fwd.size(); ++l) {
+      EXPECT_EQ(adj[l].rows, fwd[l].rows) << "level " << l;
+      EXPECT_EQ(adj[l].nnz, fwd[l].nnz) << "level " << l;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace jaxamg
