@@ -167,15 +167,7 @@ SolveResult LinearSolver<T>::solve(const T* b, T* x, Index n, bool use_x0, bool 
       throw InvalidInput("b: entry " + std::to_string(i) + " is NaN or infinite; pass finite values");
     }
   }
-  Solver<T>* s = solver_for(transpose);
-  SolveResult r;
-  r.status = s->solve(b, x, !use_x0);
-  r.iterations = s->iterations();
-  r.residual = s->final_residual();
-  r.history = s->residual_history();
-  r.setup_seconds = s->setup_seconds();
-  r.solve_seconds = s->solve_seconds();
-  return r;
+  return run_solve(*solver_for(transpose), b, x, use_x0);
 }
 
 template <class T>

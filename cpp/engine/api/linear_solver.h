@@ -26,6 +26,20 @@ struct SolveResult {
   double solve_seconds = 0;
 };
 
+// Runs a set-up solver on b (x holds the initial guess if use_x0) and
+// collects its result; shared by the serial and the distributed front ends.
+template <class T>
+SolveResult run_solve(Solver<T>& s, const T* b, T* x, bool use_x0) {
+  SolveResult r;
+  r.status = s.solve(b, x, !use_x0);
+  r.iterations = s.iterations();
+  r.residual = s.final_residual();
+  r.history = s.residual_history();
+  r.setup_seconds = s.setup_seconds();
+  r.solve_seconds = s.solve_seconds();
+  return r;
+}
+
 template <class T>
 class LinearSolver {
  public:

@@ -114,14 +114,7 @@ SolveResult DistLinearSolver<T>::solve(const T* b, T* x, Index n, bool use_x0, b
     }
     s = transposed_.get();
   }
-  SolveResult r;
-  r.status = s->solve(b, x, !use_x0);
-  r.iterations = s->iterations();
-  r.residual = s->final_residual();
-  r.history = s->residual_history();
-  r.setup_seconds = s->setup_seconds();
-  r.solve_seconds = s->solve_seconds();
-  return r;
+  return run_solve(*s, b, x, use_x0);
 }
 
 template <class T>

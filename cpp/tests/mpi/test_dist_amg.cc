@@ -10,6 +10,7 @@
 
 #include "api/linear_solver.h"
 #include "dist/dist_linear_solver.h"
+#include "dist_vs_serial.h"
 #include "mpi_test_util.h"
 #include "problems.h"
 
@@ -29,42 +30,10 @@ std::string amg_config(const std::string& outer, const std::string& smoother,
            "dense_lu_num_rows": 32, "smoother": )" + smoother + "}}}";
 }
 
-struct Run {
-  double rel_diff;
-  int serial_iters, dist_iters;
-  Status serial_status, dist_status;
-};
-
-Run run(const CsrMatrix<double>& A, const std::string& cfg, bool unequal, bool transpose,
-        Index block_dim = 1) {
-  const int n = A.nrows;
-  const auto starts = partition_starts(n, size(), unequal, block_dim);
-  const int64_t lo = starts[rank()], hi = starts[rank() + 1];
-  const auto b = random_vector(n, 5);
-  LinearSolver<double> serial(cfg);
-  serial.setup(n, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz(), block_dim);
-  std::vector<double> xs(n, 0.0);
-  const SolveResult rs = serial.solve(b.data(), xs.data(), n, false, transpose);
-  auto rows = take_rows(A, lo, hi);
-  dist::DistLinearSolver<double> ds(cfg, MPI_COMM_WORLD);
-  ds.setup(lo, n, static_cast<Index>(hi - lo), rows.row_ptr.data(), rows.col.data(),
-           rows.val.data(), static_cast<int64_t>(rows.col.size()), block_dim);
-  std::vector<double> xl(hi - lo, 0.0);
-  const SolveResult rd = ds.solve(b.data() + lo, xl.data(), static_cast<Index>(hi - lo), false, transpose);
-  double num[2] = {0, 0};
-  for (int64_t i = lo; i < hi; ++i) {
-    num[0] += (xl[i - lo] - xs[i]) * (xl[i - lo] - xs[i]);
-    num[1] += xs[i] * xs[i];
-  }
-  MPI_Allreduce(MPI_IN_PLACE, num, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  EXPECT_TRUE(same_on_all_ranks(std::to_string(rd.iterations) + " " + std::to_string(rd.residual)));
-  return {std::sqrt(num[0] / num[1]), rs.iterations, rd.iterations, rs.status, rd.status};
-}
-
 void expect_close_to_serial(const CsrMatrix<double>& A, const std::string& cfg, const char* what,
                             bool transpose = false, Index block_dim = 1) {
   for (bool unequal : {false, true}) {
-    const Run r = run(A, cfg, unequal, transpose, block_dim);
+    const Outcome r = compare(A, cfg, unequal, transpose, block_dim, 5);
     if (rank() == 0) {
       std::printf("[ AMG      ] %s np=%d %s: serial %d iterations, distributed %d\n", what, size(),
                   unequal ? "unequal" : "equal", r.serial_iters, r.dist_iters);

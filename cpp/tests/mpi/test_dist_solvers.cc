@@ -9,6 +9,7 @@
 
 #include "api/linear_solver.h"
 #include "dist/dist_linear_solver.h"
+#include "dist_vs_serial.h"
 #include "mpi_test_util.h"
 #include "problems.h"
 
@@ -25,53 +26,10 @@ std::string config(const std::string& solver, const std::string& precond) {
          "}}";
 }
 
-struct Outcome {
-  double rel_diff = 0;  // ||x_dist - x_serial|| / ||x_serial|| over the global vector
-  int dist_iters = 0, serial_iters = 0;
-  Status dist_status = Status::kFailed, serial_status = Status::kFailed;
-};
-
-Outcome compare(const CsrMatrix<double>& A, const std::string& cfg, bool unequal, bool transpose,
-                Index block_dim = 1) {
-  const int n = A.nrows;
-  const auto starts = partition_starts(n, size(), unequal, block_dim);
-  const int64_t lo = starts[rank()], hi = starts[rank() + 1];
-  const auto b = random_vector(n, 99);
-
-  LinearSolver<double> serial(cfg);
-  serial.setup(n, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz(), block_dim);
-  std::vector<double> xs(n, 0.0);
-  const SolveResult rs = serial.solve(b.data(), xs.data(), n, false, transpose);
-
-  auto rows = take_rows(A, lo, hi);
-  dist::DistLinearSolver<double> ds(cfg, MPI_COMM_WORLD);
-  ds.setup(lo, n, static_cast<Index>(hi - lo), rows.row_ptr.data(), rows.col.data(),
-           rows.val.data(), static_cast<int64_t>(rows.col.size()), block_dim);
-  std::vector<double> xl(hi - lo, 0.0);
-  const SolveResult rd = ds.solve(b.data() + lo, xl.data(), static_cast<Index>(hi - lo), false, transpose);
-
-  double num[2] = {0, 0};
-  for (int64_t i = lo; i < hi; ++i) {
-    num[0] += (xl[i - lo] - xs[i]) * (xl[i - lo] - xs[i]);
-    num[1] += xs[i] * xs[i];
-  }
-  MPI_Allreduce(MPI_IN_PLACE, num, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  Outcome o;
-  o.rel_diff = std::sqrt(num[0] / num[1]);
-  o.dist_iters = rd.iterations;
-  o.serial_iters = rs.iterations;
-  o.dist_status = rd.status;
-  o.serial_status = rs.status;
-  // Status, iterations and residual are identical on every process.
-  EXPECT_TRUE(same_on_all_ranks(std::to_string(rd.iterations) + " " + std::to_string(rd.residual) +
-                                " " + std::to_string(static_cast<int>(rd.status))));
-  return o;
-}
-
 void expect_equal_solutions(const CsrMatrix<double>& A, const std::string& cfg, bool transpose = false,
                             Index block_dim = 1) {
   for (bool unequal : {false, true}) {
-    const Outcome o = compare(A, cfg, unequal, transpose, block_dim);
+    const Outcome o = compare(A, cfg, unequal, transpose, block_dim, 99);
     EXPECT_EQ(o.serial_status, Status::kSuccess) << cfg;
     EXPECT_EQ(o.dist_status, Status::kSuccess) << cfg;
     EXPECT_LE(o.rel_diff, 1e-8) << cfg << (unequal ? " (unequal)" : " (equal)");
@@ -124,7 +82,7 @@ TEST(DistSmoothers, HybridGaussSeidelPreconditionsAndConverges) {
   // the solutions (both converged to 1e-12), not the iteration counts.
   const auto A = random_matrix<double>(160, 5, false, 61);
   for (bool unequal : {false, true}) {
-    const Outcome o = compare(A, config("FGMRES", kGs), unequal, false);
+    const Outcome o = compare(A, config("FGMRES", kGs), unequal, false, 1, 99);
     EXPECT_EQ(o.dist_status, Status::kSuccess);
     EXPECT_LE(o.rel_diff, 1e-8);
     if (size() == 1) EXPECT_EQ(o.dist_iters, o.serial_iters);
@@ -135,7 +93,7 @@ TEST(DistSmoothers, HybridBlockGaussSeidelPreconditionsAndConverges) {
   // block_dim 2: block GS within a process, block Jacobi across processes.
   const auto A = random_matrix<double>(160, 6, false, 62);
   for (bool unequal : {false, true}) {
-    const Outcome o = compare(A, config("FGMRES", kGs), unequal, false, 2);
+    const Outcome o = compare(A, config("FGMRES", kGs), unequal, false, 2, 99);
     EXPECT_EQ(o.dist_status, Status::kSuccess);
     EXPECT_LE(o.rel_diff, 1e-8);
     if (size() == 1) EXPECT_EQ(o.dist_iters, o.serial_iters);
