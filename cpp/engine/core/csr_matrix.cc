@@ -163,7 +163,7 @@ template <class T>
 void require_nonzero_diagonal(const CsrMatrix<T>& A, const std::string& who) {
   for (Index i = 0; i < A.nrows; ++i) {
     if (A.diag_pos[i] < 0 || A.val[A.diag_pos[i]] == T(0)) {
-      throw InvalidInput(who + " divides by the diagonal, but row " + std::to_string(i) + " has " +
+      throw InvalidInput(who + " divides by the diagonal, but " + row_name(A, i) + " has " +
                          (A.diag_pos[i] < 0 ? "no stored diagonal" : "a zero diagonal") +
                          "; use a smoother that does not divide by it (e.g. JACOBI_L1) or fix "
                          "the matrix");

@@ -53,6 +53,14 @@ template <class T>
 CsrMatrix<T> make_csr(Index nrows, Index ncols, const Index* row_ptr, const Index* col,
                       const T* val, Index nnz, const std::string& what = "A");
 
+// How error messages name local row i: "row i", or "global row G" when A is
+// one process's rows of a distributed matrix (the user's numbering).
+template <class T>
+std::string row_name(const CsrMatrix<T>& A, Index i) {
+  return A.dist ? "global row " + std::to_string(A.dist->row_start() + i)
+                : "row " + std::to_string(i);
+}
+
 // Throws InvalidInput if a row has no diagonal or a zero one; `who` names the
 // component that needs it ("JACOBI_L1 smoother").
 template <class T>

@@ -116,6 +116,30 @@ TEST(DistSolverErrors, SolversWithoutDistributedSupportAreRejected) {
   EXPECT_TRUE(same_on_all_ranks(msg));
 }
 
+TEST(DistSolverErrors, AZeroDiagonalIsNamedByItsGlobalRow) {
+  // The last process's first row loses its diagonal: every process raises
+  // with that row's global index, the user's numbering, not a local one.
+  auto A = testing::poisson2d<double>(8);
+  const int n = A.nrows;
+  const auto starts = partition_starts(n, size(), true);
+  const int culprit = size() - 1;
+  const int64_t row = starts[culprit];
+  A.val[A.diag_pos[row]] = 0.0;
+  const int64_t lo = starts[rank()], hi = starts[rank() + 1];
+  auto rows = take_rows(A, lo, hi);
+  for (const char* smoother : {R"({"solver": "BLOCK_JACOBI", "scope": "bj"})",
+                               R"({"solver": "GS", "scope": "gs"})"}) {
+    dist::DistLinearSolver<double> s(config("PCG", smoother), MPI_COMM_WORLD);
+    const std::string msg = error_of([&] {
+      s.setup(lo, n, static_cast<Index>(hi - lo), rows.row_ptr.data(), rows.col.data(),
+              rows.val.data(), static_cast<int64_t>(rows.col.size()));
+    });
+    EXPECT_NE(msg.find("global row " + std::to_string(row)), std::string::npos) << msg;
+    EXPECT_NE(msg.find("rank " + std::to_string(culprit)), std::string::npos) << msg;
+    EXPECT_TRUE(same_on_all_ranks(msg));
+  }
+}
+
 }  // namespace
 }  // namespace jaxamg
 

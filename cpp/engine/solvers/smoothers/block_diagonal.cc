@@ -76,8 +76,9 @@ void inverse_block_diagonal(const CsrMatrix<T>& A, Index k, T w, const std::stri
     }
     if (!invert_small(blk, k)) {
       throw InvalidInput(who + ": the " + std::to_string(k) + "x" + std::to_string(k) +
-                         " diagonal block of node " + std::to_string(I) + " (rows " +
-                         std::to_string(I * k) + ".." + std::to_string(I * k + k - 1) +
+                         " diagonal block of node " + std::to_string(I) + " (" +
+                         row_name(A, I * k) +
+                         (k > 1 ? " and the next " + std::to_string(k - 1) + " rows" : "") +
                          ") is singular; block smoothers need invertible diagonal blocks");
     }
     T* out = binv.data() + I * k * k;
