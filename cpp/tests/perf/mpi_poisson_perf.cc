@@ -68,25 +68,9 @@ void poisson_rows(int n, int64_t lo, int64_t hi, std::vector<int32_t>& rp, std::
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int n = 64, repeat = 3;
-  std::string config = kDefaultConfig;
-  for (int a = 1; a < argc; ++a) {
-    if (std::strcmp(argv[a], "--repeat") == 0 && a + 1 < argc) {
-      repeat = std::atoi(argv[++a]);
-    } else if (std::isdigit(static_cast<unsigned char>(argv[a][0]))) {
-      n = std::atoi(argv[a]);
-    } else {
-      std::ifstream f(argv[a]);
-      std::stringstream ss;
-      ss << f.rdbuf();
-      config = ss.str();
-    }
-  }
+// Times setup and solve of the distributed engine (and, on one process,
+// the serial engine) and prints one line each on rank 0.
+void measure(int n, int repeat, const std::string& config, int rank, int size) {
   const int64_t N = int64_t(n) * n * n;
   const int64_t lo = N * rank / size, hi = N * (rank + 1) / size;
   std::vector<int32_t> rp, col;
@@ -142,6 +126,41 @@ int main(int argc, char** argv) {
     }
     std::printf("serial engine (LinearSolver), same problem: setup %.3f s, solve %.3f s, %d iterations\n",
                 best_s, best_v, rs.iterations);
+  }
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int n = 64, repeat = 3;
+  std::string config = kDefaultConfig;
+  for (int a = 1; a < argc; ++a) {
+    if (std::strcmp(argv[a], "--repeat") == 0 && a + 1 < argc) {
+      repeat = std::atoi(argv[++a]);
+    } else if (std::isdigit(static_cast<unsigned char>(argv[a][0]))) {
+      n = std::atoi(argv[a]);
+    } else {
+      std::ifstream f(argv[a]);
+      if (!f) {
+        if (rank == 0) std::fprintf(stderr, "cannot read the config file %s\n", argv[a]);
+        MPI_Finalize();
+        return 2;
+      }
+      std::stringstream ss;
+      ss << f.rdbuf();
+      config = ss.str();
+    }
+  }
+  // Every error is agreed across processes (each one throws the same
+  // message), so each reports it and exits instead of aborting the job.
+  try {
+    measure(n, repeat, config, rank, size);
+  } catch (const std::exception& e) {
+    if (rank == 0) std::fprintf(stderr, "error: %s\n", e.what());
+    MPI_Finalize();
+    return 1;
   }
   MPI_Finalize();
   return 0;
