@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "api/linear_solver.h"
+#include "problems.h"
 
 namespace {
 
@@ -44,36 +45,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-struct Csr {
-  std::vector<Index> rp, ci;
-  std::vector<double> v;
-};
-
-Csr poisson3d(int n) {
-  Csr p;
-  const Index N = static_cast<Index>(n) * n * n;
-  p.rp.reserve(N + 1);
-  p.rp.push_back(0);
-  for (int k = 0; k < n; ++k)
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) {
-        const Index row = (static_cast<Index>(k) * n + j) * n + i;
-        auto put = [&](Index c, double a) {
-          p.ci.push_back(c);
-          p.v.push_back(a);
-        };
-        if (k > 0) put(row - n * n, -1);
-        if (j > 0) put(row - n, -1);
-        if (i > 0) put(row - 1, -1);
-        put(row, 6);
-        if (i < n - 1) put(row + 1, -1);
-        if (j < n - 1) put(row + n, -1);
-        if (k < n - 1) put(row + n * n, -1);
-        p.rp.push_back(static_cast<Index>(p.ci.size()));
-      }
-  return p;
 }
 
 }  // namespace
@@ -111,8 +82,8 @@ int main(int argc, char** argv) {
   std::stringstream text;
   text << f.rdbuf();
 
-  const Csr A = poisson3d(n);
-  const Index N = static_cast<Index>(A.rp.size()) - 1;
+  const CsrMatrix<double> A = testing::poisson3d<double>(n);
+  const Index N = A.nrows;
   std::vector<double> B(static_cast<std::size_t>(N) * lanes);
   std::mt19937_64 gen(2024);
   std::normal_distribution<double> normal;
@@ -121,7 +92,7 @@ int main(int argc, char** argv) {
 
   LinearSolver<double> s(text.str());
   const double t_setup = now();
-  s.setup(N, A.rp.data(), A.ci.data(), A.v.data(), static_cast<Index>(A.v.size()));
+  s.setup(N, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
   std::printf("3D Poisson %d^3 = %d unknowns, %d lanes, setup %.3f s\n", n, static_cast<int>(N),
               lanes, now() - t_setup);
 
