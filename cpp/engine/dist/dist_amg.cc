@@ -27,15 +27,14 @@ DistAmg<T>::DistAmg(SolverContext& ctx, const std::string& scope, const Communic
   presweeps_ = this->param_int("presweeps");
   postsweeps_ = this->param_int("postsweeps");
   coarsest_sweeps_ = this->param_int("coarsest_sweeps");
+  cycle_iters_ = this->param_int("cycle_iters");
+  // The serial AmgSolver has already validated the name.
   const std::string cycle = this->param_string("cycle");
-  if (cycle == "V") {
-    gamma_ = 1;
-  } else if (cycle == "W") {
-    gamma_ = 2;
-  } else {
-    throw NotSupported("AMG (scope '" + scope + "'): cycle " + cycle + " does not run on a "
-                       "distributed matrix; use cycle V or W");
-  }
+  type_ = cycle == "W"     ? CycleType::kW
+          : cycle == "F"   ? CycleType::kF
+          : cycle == "CG"  ? CycleType::kCG
+          : cycle == "CGF" ? CycleType::kCGF
+                           : CycleType::kV;
 }
 
 template <class T>
@@ -115,6 +114,9 @@ void DistAmg<T>::finish_levels() {
     if (l > 0) {
       L.b.assign(n, T(0));
       L.x.assign(n, T(0));
+      if (type_ == CycleType::kCG || type_ == CycleType::kCGF) {
+        for (Vector<T>* v : {&L.kr, &L.kz, &L.kp, &L.ky}) v->assign(n, T(0));
+      }
     }
     L.r.assign(n, T(0));
     if (l + 1 == levels_.size() && want_coarse) continue;
@@ -491,7 +493,7 @@ void DistAmg<T>::coarse_solve(const T* b, T* x) {
 }
 
 template <class T>
-void DistAmg<T>::cycle(std::size_t l, const T* b, T* x, bool x_is_zero) {
+void DistAmg<T>::fixed(std::size_t l, CycleType type, const T* b, T* x, bool x_is_zero) {
   Level& L = levels_[l];
   const Index n = L.A->nrows;
   if (l + 1 == levels_.size()) {
@@ -523,7 +525,8 @@ void DistAmg<T>::cycle(std::size_t l, const T* b, T* x, bool x_is_zero) {
   for (Index i = 0; i < n; ++i) {
     for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) C.b[P.col[k]] += P.val[k] * r[i];
   }
-  for (int g = 0; g < gamma_; ++g) cycle(l + 1, C.b.data(), C.x.data(), g == 0);
+  // As the serial cycle: the coarsest level is always solved once.
+  dispatch(l + 1, l + 2 == levels_.size() ? CycleType::kV : type);
   for (Index i = 0; i < n; ++i) {
     T s = 0;
     for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) s += P.val[k] * C.x[P.col[k]];
@@ -533,8 +536,77 @@ void DistAmg<T>::cycle(std::size_t l, const T* b, T* x, bool x_is_zero) {
 }
 
 template <class T>
+void DistAmg<T>::dispatch(std::size_t m, CycleType type) {
+  Level& L = levels_[m];
+  switch (type) {
+    case CycleType::kV:
+      fixed(m, CycleType::kV, L.b.data(), L.x.data(), true);
+      break;
+    case CycleType::kW:
+      fixed(m, CycleType::kW, L.b.data(), L.x.data(), true);
+      fixed(m, CycleType::kW, L.b.data(), L.x.data(), false);
+      break;
+    case CycleType::kF:
+      fixed(m, CycleType::kF, L.b.data(), L.x.data(), true);
+      fixed(m, CycleType::kV, L.b.data(), L.x.data(), false);
+      break;
+    case CycleType::kCG:
+    case CycleType::kCGF:
+      kcycle(m, type);
+      break;
+  }
+}
+
+template <class T>
+double DistAmg<T>::dot(const Level& L, const T* a, const T* b) const {
+  double s = 0;
+  for (Index i = 0; i < L.A->nrows; ++i) s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
+  comm_.sum(&s, 1);
+  return s;
+}
+
+template <class T>
+void DistAmg<T>::kcycle(std::size_t m, CycleType type) {
+  // The serial K-cycle's steps (amg_cycle.cc), with global inner products
+  // and distributed products, so every process takes the same branches.
+  Level& L = levels_[m];
+  const Index n = L.A->nrows;
+  const bool flexible = type == CycleType::kCGF;
+  T* x = L.x.data();
+  T* r = L.kr.data();
+  T* z = L.kz.data();
+  T* p = L.kp.data();
+  T* y = L.ky.data();
+  std::fill(x, x + n, T(0));
+  std::copy(L.b.begin(), L.b.end(), r);
+  fixed(m, type, r, z, true);
+  std::copy(z, z + n, p);
+  double rz = dot(L, r, z);
+  for (int k = 1;; ++k) {
+    L.op->spmv(*L.A, p, y);
+    const double yp = dot(L, y, p);
+    if (rz == 0 || yp == 0) break;
+    const double alpha = rz / yp;
+    for (Index i = 0; i < n; ++i) x[i] += static_cast<T>(alpha) * p[i];
+    if (k >= cycle_iters_) break;
+    for (Index i = 0; i < n; ++i) r[i] -= static_cast<T>(alpha) * y[i];
+    fixed(m, type, r, z, true);
+    double beta;
+    if (flexible) {
+      beta = -alpha * dot(L, z, y) / rz;
+      rz = dot(L, r, z);
+    } else {
+      const double rz_old = rz;
+      rz = dot(L, r, z);
+      beta = rz / rz_old;
+    }
+    for (Index i = 0; i < n; ++i) p[i] = z[i] + static_cast<T>(beta) * p[i];
+  }
+}
+
+template <class T>
 IterationResult DistAmg<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
-  cycle(0, b, x, x_is_zero);
+  fixed(0, type_, b, x, x_is_zero);
   return IterationResult::kContinue;
 }
 

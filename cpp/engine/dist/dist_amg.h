@@ -27,7 +27,9 @@
 // plan (dist_transpose.h); only smoothers and the coarsest factorisation are
 // set up anew. The hierarchy has the forward solve's levels and sizes.
 //
-// Cycles: V and W. A resetup with the same sparsity keeps aggregates, plans
+// Cycles: V, W, F and the K-cycles CG and CGF, with the serial AMG's
+// recursion (amg/amg_cycle.cc); the K-cycle's inner products are global sums.
+// A resetup with the same sparsity keeps aggregates, plans
 // and coarse patterns and recomputes the values (one pass per level) when P
 // is piecewise constant; otherwise (interpolation weights depend on the
 // values) it rebuilds the hierarchy.
@@ -36,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "amg/amg_level.h"
 #include "dist/dist_matrix.h"
 #include "solvers/solver.h"
 
@@ -69,6 +72,7 @@ class DistAmg final : public Solver<T> {
     Index nc = 0;
     std::unique_ptr<Solver<T>> smoother;
     Vector<T> b, x, r;
+    Vector<T> kr, kz, kp, ky;  // K-cycle: CG vectors (levels > 0)
     int64_t global_rows = 0, global_nnz = 0;
   };
 
@@ -85,12 +89,22 @@ class DistAmg final : public Solver<T> {
   // Resetup with the sparsity of the previous setup: new values only.
   void revalue();
   void coarse_solve(const T* b, T* x);
-  void cycle(std::size_t l, const T* b, T* x, bool x_is_zero);
+  // One cycle of kind `type` on level l (x = 0 on entry if x_is_zero):
+  // pre-smoothing, restriction, the coarser level by dispatch(),
+  // prolongation, post-smoothing.
+  void fixed(std::size_t l, CycleType type, const T* b, T* x, bool x_is_zero);
+  // Level m's system from x = 0: V once, W twice, F an F- then a V-cycle,
+  // CG/CGF cycle_iters steps of (flexible) CG preconditioned by the cycle.
+  void dispatch(std::size_t m, CycleType type);
+  void kcycle(std::size_t m, CycleType type);
+  // Global inner product of two level vectors (the same on every process).
+  double dot(const Level& L, const T* a, const T* b) const;
 
   Communicator comm_;
   const DistAmg* transpose_of_ = nullptr;  // set during make_transposed's setup
   std::vector<Level> levels_;
-  int presweeps_ = 1, postsweeps_ = 1, coarsest_sweeps_ = 2, gamma_ = 1;
+  int presweeps_ = 1, postsweeps_ = 1, coarsest_sweeps_ = 2, cycle_iters_ = 2;
+  CycleType type_ = CycleType::kV;
   // Consolidated coarsest level: the solver on rank 0 and the gather layout.
   std::unique_ptr<Solver<T>> coarse_;
   bool consolidated_ = false;

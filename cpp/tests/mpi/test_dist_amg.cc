@@ -265,3 +265,34 @@ TEST(DistAmg, TransposedSolveReusesTheForwardHierarchy) {
 
 }  // namespace
 }  // namespace jaxamg
+
+namespace jaxamg {
+namespace {
+
+using namespace mpitest;
+
+std::string with_cycle(std::string cfg, const std::string& cycle) {
+  const std::string v = R"("cycle": "V")";
+  cfg.replace(cfg.find(v), v.size(), R"("cycle": ")" + cycle + R"(")");
+  return cfg;
+}
+
+// Every cycle of the serial AMG runs distributed: W, F and the K-cycles
+// (CG, CGF: inner products summed over processes), on aggregation and on
+// classical hierarchies, for the forward and the transposed solve.
+TEST(DistAmg, WFAndKCyclesMatchSerial) {
+  const auto P = testing::poisson3d<double>(12);
+  const auto R = random_matrix<double>(900, 5, false, 87);
+  for (const char* cycle : {"W", "F", "CG", "CGF"}) {
+    const std::string what = std::string("cycle ") + cycle;
+    expect_close_to_serial(P, with_cycle(amg_config("PCG", kJacobiL1, "SIZE_4"), cycle),
+                           (what + ", PCG+aggregation 3D").c_str());
+    expect_close_to_serial(P, with_cycle(classical_config("PCG", "D2"), cycle),
+                           (what + ", PCG+classical 3D").c_str());
+    expect_close_to_serial(R, with_cycle(amg_config("FGMRES", kJacobiL1, "SIZE_2"), cycle),
+                           (what + ", FGMRES+aggregation random, transposed").c_str(), true);
+  }
+}
+
+}  // namespace
+}  // namespace jaxamg
