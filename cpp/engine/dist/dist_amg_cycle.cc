@@ -1,0 +1,154 @@
+// The cycles of the distributed AMG (dist_amg.h): the serial AMG's
+// recursion (amg/amg_cycle.cc) on distributed levels. P is block diagonal, so
+// restriction and prolongation stay on each process; the coarsest level is
+// gathered to rank 0 and solved there; the K-cycle's inner products are
+// global sums, so every process takes the same branches.
+#include <algorithm>
+
+#include "dist/dist_amg.h"
+
+namespace jaxamg::dist {
+
+template <class T>
+void DistAmg<T>::coarse_solve(const T* b, T* x) {
+  const int n = levels_.back().A->nrows;
+  MPI_Gatherv(b, n, mpi_type<T>(), cb_.data(), counts_.data(), displs_.data(), mpi_type<T>(), 0,
+              comm_.comm());
+  if (comm_.rank() == 0) coarse_->solve(cb_.data(), cx_.data(), true);
+  MPI_Scatterv(cx_.data(), counts_.data(), displs_.data(), mpi_type<T>(), x, n, mpi_type<T>(), 0,
+               comm_.comm());
+}
+
+template <class T>
+void DistAmg<T>::fixed(std::size_t l, CycleType type, const T* b, T* x, bool x_is_zero) {
+  Level& L = levels_[l];
+  const Index n = L.A->nrows;
+  if (l + 1 == levels_.size()) {
+    if (consolidated_) {
+      coarse_solve(b, x);
+    } else if (L.smoother) {
+      L.smoother->apply(b, x, x_is_zero, coarsest_sweeps_);
+    } else if (x_is_zero) {
+      std::fill(x, x + n, T(0));
+    }
+    return;
+  }
+  bool zero = x_is_zero;
+  if (L.smoother && presweeps_ > 0) {
+    L.smoother->apply(b, x, zero, presweeps_);
+    zero = false;
+  }
+  T* r = L.r.data();
+  if (zero) {
+    std::copy(b, b + n, r);
+    std::fill(x, x + n, T(0));
+  } else {
+    L.op->residual(*L.A, x, b, r);
+  }
+  Level& C = levels_[l + 1];
+  // P is block diagonal (coarsening is rank-local): no communication here.
+  const CsrMatrix<T>& P = L.P;
+  std::fill(C.b.begin(), C.b.end(), T(0));
+  for (Index i = 0; i < n; ++i) {
+    for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) C.b[P.col[k]] += P.val[k] * r[i];
+  }
+  // As the serial cycle: the coarsest level is always solved once.
+  dispatch(l + 1, l + 2 == levels_.size() ? CycleType::kV : type);
+  for (Index i = 0; i < n; ++i) {
+    T s = 0;
+    for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) s += P.val[k] * C.x[P.col[k]];
+    x[i] += s;
+  }
+  if (L.smoother && postsweeps_ > 0) L.smoother->apply(b, x, false, postsweeps_);
+}
+
+template <class T>
+void DistAmg<T>::dispatch(std::size_t m, CycleType type) {
+  Level& L = levels_[m];
+  switch (type) {
+    case CycleType::kV:
+      fixed(m, CycleType::kV, L.b.data(), L.x.data(), true);
+      break;
+    case CycleType::kW:
+      fixed(m, CycleType::kW, L.b.data(), L.x.data(), true);
+      fixed(m, CycleType::kW, L.b.data(), L.x.data(), false);
+      break;
+    case CycleType::kF:
+      fixed(m, CycleType::kF, L.b.data(), L.x.data(), true);
+      fixed(m, CycleType::kV, L.b.data(), L.x.data(), false);
+      break;
+    case CycleType::kCG:
+    case CycleType::kCGF:
+      kcycle(m, type);
+      break;
+  }
+}
+
+template <class T>
+double DistAmg<T>::dot(const Level& L, const T* a, const T* b) const {
+  double s = 0;
+  for (Index i = 0; i < L.A->nrows; ++i) s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
+  comm_.sum(&s, 1);
+  return s;
+}
+
+template <class T>
+void DistAmg<T>::kcycle(std::size_t m, CycleType type) {
+  // The serial K-cycle's steps (amg_cycle.cc), with global inner products
+  // and distributed products, so every process takes the same branches.
+  Level& L = levels_[m];
+  const Index n = L.A->nrows;
+  const bool flexible = type == CycleType::kCGF;
+  T* x = L.x.data();
+  T* r = L.kr.data();
+  T* z = L.kz.data();
+  T* p = L.kp.data();
+  T* y = L.ky.data();
+  std::fill(x, x + n, T(0));
+  std::copy(L.b.begin(), L.b.end(), r);
+  fixed(m, type, r, z, true);
+  std::copy(z, z + n, p);
+  double rz = dot(L, r, z);
+  for (int k = 1;; ++k) {
+    L.op->spmv(*L.A, p, y);
+    const double yp = dot(L, y, p);
+    if (rz == 0 || yp == 0) break;
+    const double alpha = rz / yp;
+    for (Index i = 0; i < n; ++i) x[i] += static_cast<T>(alpha) * p[i];
+    if (k >= cycle_iters_) break;
+    for (Index i = 0; i < n; ++i) r[i] -= static_cast<T>(alpha) * y[i];
+    fixed(m, type, r, z, true);
+    double beta;
+    if (flexible) {
+      beta = -alpha * dot(L, z, y) / rz;
+      rz = dot(L, r, z);
+    } else {
+      const double rz_old = rz;
+      rz = dot(L, r, z);
+      beta = rz / rz_old;
+    }
+    for (Index i = 0; i < n; ++i) p[i] = z[i] + static_cast<T>(beta) * p[i];
+  }
+}
+
+template <class T>
+IterationResult DistAmg<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
+  fixed(0, type_, b, x, x_is_zero);
+  return IterationResult::kContinue;
+}
+
+// The class is instantiated in dist_amg.cc; these are its members defined here.
+template void DistAmg<float>::coarse_solve(const float*, float*);
+template void DistAmg<float>::fixed(std::size_t, CycleType, const float*, float*, bool);
+template void DistAmg<float>::dispatch(std::size_t, CycleType);
+template double DistAmg<float>::dot(const Level&, const float*, const float*) const;
+template void DistAmg<float>::kcycle(std::size_t, CycleType);
+template IterationResult DistAmg<float>::solve_iteration(const float*, float*, bool);
+template void DistAmg<double>::coarse_solve(const double*, double*);
+template void DistAmg<double>::fixed(std::size_t, CycleType, const double*, double*, bool);
+template void DistAmg<double>::dispatch(std::size_t, CycleType);
+template double DistAmg<double>::dot(const Level&, const double*, const double*) const;
+template void DistAmg<double>::kcycle(std::size_t, CycleType);
+template IterationResult DistAmg<double>::solve_iteration(const double*, double*, bool);
+
+}  // namespace jaxamg::dist
