@@ -64,14 +64,22 @@ void DistAmg<T>::solver_setup(bool reuse_structure) {
     transpose_levels(*transpose_of_);
     return;
   }
-  bool reuse = reuse_structure && !levels_.empty() && levels_[0].A &&
-               levels_[0].A->nnz() == this->A_->nnz();
-  // Interpolation weights of classical AMG depend on the values: rebuild.
-  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) reuse = reuse && levels_[l].piecewise;
+  const bool same_pattern = reuse_structure && !levels_.empty() && levels_[0].A &&
+                            levels_[0].A->nnz() == this->A_->nnz();
   // The processes must take the same path (different collectives otherwise).
-  if (comm_.min_int(reuse ? 1 : 0) == 1) {
+  const bool reuse = comm_.min_int(same_pattern ? 1 : 0) == 1;
+  bool piecewise = reuse;
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) piecewise = piecewise && levels_[l].piecewise;
+  if (comm_.min_int(piecewise ? 1 : 0) == 1) {
     revalue();
     return;
+  }
+  // Interpolation weights of classical AMG (and smoothed aggregation) depend
+  // on the values: each level's coarsening is kept and rebuilds P with its
+  // splitting (or aggregates) from the new values; the products follow.
+  std::vector<Kept> kept;
+  if (reuse) {
+    for (Level& L : levels_) kept.push_back({std::move(L.coarsening), std::move(L.P)});
   }
   const Config& cfg = this->ctx_.config;
   const std::string& scope = this->scope_;
@@ -91,7 +99,11 @@ void DistAmg<T>::solver_setup(bool reuse_structure) {
     if (L.op == nullptr) throw SetupError("AMG: a level of the distributed hierarchy has no halo plan");
     L.global_rows = comm_.sum_int(L.A->nrows);
     L.global_nnz = comm_.sum_int(L.A->nnz());
-    if (l + 1 >= max_levels || L.global_rows <= min_rows || !coarsen(l, min_rows)) break;
+    Kept previous = static_cast<std::size_t>(l) < kept.size() ? std::move(kept[l]) : Kept();
+    if (l + 1 >= max_levels || L.global_rows <= min_rows ||
+        !coarsen(l, min_rows, std::move(previous))) {
+      break;
+    }
   }
   finish_levels();
 }
@@ -179,7 +191,7 @@ void DistAmg<T>::transpose_levels(const DistAmg& src) {
 }
 
 template <class T>
-bool DistAmg<T>::coarsen(int l, int64_t min_rows) {
+bool DistAmg<T>::coarsen(int l, int64_t min_rows, Kept previous) {
   Level& L = levels_[l];
   const CsrMatrix<T>& A = *L.A;
   const Index n = A.nrows;
@@ -208,12 +220,27 @@ bool DistAmg<T>::coarsen(int l, int64_t min_rows) {
     own.row_ptr[i + 1] = static_cast<Index>(own.col.size());
   }
   own.find_diagonal();
-  std::unique_ptr<Coarsening<T>> coarsening;
+  std::unique_ptr<Coarsening<T>> coarsening = std::move(previous.coarsening);
   TransferOperators<T> ops;
+  ops.P = std::move(previous.P);  // the pattern a rebuild keeps
   Index coarse_block = A.block_dim;
   comm_.agree_on([&] {
-    coarsening = make_coarsening<T>(this->ctx_.config, this->scope_, l);
-    coarsening->build(own, ops);
+    // Coarsening is rank-local, so each process may rebuild or build on its
+    // own: a kept splitting whose pattern no longer fits is built anew.
+    bool rebuilt = false;
+    if (coarsening) {
+      try {
+        coarsening->rebuild(own, ops);
+        rebuilt = true;
+      } catch (const InvalidInput&) {
+        coarsening.reset();
+      }
+    }
+    if (!rebuilt) {
+      ops = TransferOperators<T>();
+      coarsening = make_coarsening<T>(this->ctx_.config, this->scope_, l);
+      coarsening->build(own, ops);
+    }
     coarse_block = coarsening->coarse_block_dim(A.block_dim);
   });
   const Index nc = ops.P.ncols;
@@ -228,6 +255,7 @@ bool DistAmg<T>::coarsen(int l, int64_t min_rows) {
   }
   L.nc = nc;
   L.P = std::move(ops.P);
+  L.coarsening = std::move(coarsening);
   const RowPartition cpart = RowPartition::from_counts(comm_, nc);
   // Piecewise constant P (aggregation): the fast path with value-only
   // resetup. Any process with a longer row sends everyone the general way.

@@ -27,18 +27,21 @@
 // plan (dist_transpose.h); only smoothers and the coarsest factorisation are
 // set up anew. The hierarchy has the forward solve's levels and sizes.
 //
+// A resetup with new values on the same pattern keeps each level's
+// coarsening. With a piecewise constant P it keeps aggregates, plans and
+// coarse patterns and recomputes the values (one pass per level). Otherwise
+// classical AMG rebuilds P on its splitting and interpolation pattern
+// (smoothed aggregation on its aggregates) and forms the products anew.
+//
 // Cycles: V, W, F and the K-cycles CG and CGF, with the serial AMG's
 // recursion (amg/amg_cycle.cc); the K-cycle's inner products are global sums.
-// A resetup with the same sparsity keeps aggregates, plans
-// and coarse patterns and recomputes the values (one pass per level) when P
-// is piecewise constant; otherwise (interpolation weights depend on the
-// values) it rebuilds the hierarchy.
 #pragma once
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "amg/amg_level.h"
+#include "amg/coarsening.h"
 #include "dist/dist_matrix.h"
 #include "solvers/solver.h"
 
@@ -64,6 +67,9 @@ class DistAmg final : public Solver<T> {
     std::shared_ptr<const CsrMatrix<T>> A;  // distributed (dist attached)
     const DistOperator<T>* op = nullptr;
     CsrMatrix<T> P;          // local rows x local coarse rows (block diagonal)
+    // The rank-local coarsening of this level, kept so that a resetup with
+    // new values rebuilds P on the same splitting (Coarsening::rebuild).
+    std::unique_ptr<Coarsening<T>> coarsening;
     bool piecewise = false;  // at most one entry per row of P on every process
     // Piecewise P: per entry k of A, p_i p_j and its slot in the coarse
     // matrix (-1: none), for value-only resetups.
@@ -81,8 +87,14 @@ class DistAmg final : public Solver<T> {
   // Work vectors, smoothers and the consolidated coarse solver of the
   // levels built (the end of every setup).
   void finish_levels();
-  // Coarsens level l; returns false if it should be the coarsest instead.
-  bool coarsen(int l, int64_t min_rows);
+  // A level's coarsening and P from the last setup, for a rebuild.
+  struct Kept {
+    std::unique_ptr<Coarsening<T>> coarsening;
+    CsrMatrix<T> P;
+  };
+  // Coarsens level l (rebuilding `previous.coarsening` on the pattern of
+  // `previous.P` when given); returns false if it should be the coarsest.
+  bool coarsen(int l, int64_t min_rows, Kept previous);
   // A_c = P^T A P for a general block-diagonal P (classical, smoothed).
   LocalMatrix<T> galerkin(Level& L, const RowPartition& cpart, Index coarse_block);
   void consolidate();
