@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "amg/amg_level.h"
+#include "amg/cycle_recursion.h"
 #include "backend/cpu/blas.h"
 
 namespace jaxamg {
@@ -86,65 +87,17 @@ class CycleRunner {
   // Solves level m's system A_m x_m = b_m approximately, x_m = 0 on entry.
   void dispatch(int m, CycleType type) {
     AmgLevel<T>& L = levels_[m];
-    switch (type) {
-      case CycleType::kV:
-        fixed(m, CycleType::kV, L.b.data(), L.x.data(), true);
-        break;
-      case CycleType::kW:
-        fixed(m, CycleType::kW, L.b.data(), L.x.data(), true);
-        fixed(m, CycleType::kW, L.b.data(), L.x.data(), false);
-        break;
-      case CycleType::kF:
-        fixed(m, CycleType::kF, L.b.data(), L.x.data(), true);
-        fixed(m, CycleType::kV, L.b.data(), L.x.data(), false);
-        break;
-      case CycleType::kCG:
-      case CycleType::kCGF:
-        kcycle(m, type);
-        break;
-    }
-  }
-
-  // cycle_iters steps of preconditioned CG (CGF: flexible, Polak-Ribiere
-  // beta) on level m from x = 0, the preconditioner being one fixed cycle of
-  // the same kind on level m. Flexible beta = <z_new, r_new - r_old>/<r, z>;
-  // r_new - r_old = -alpha A p, so no copy of the old residual is needed.
-  void kcycle(int m, CycleType type) {
-    AmgLevel<T>& L = levels_[m];
-    const std::size_t n = L.rows();
-    const bool flexible = type == CycleType::kCGF;
-    T* x = L.x.data();
-    T* r = L.kr.data();
-    T* z = L.kz.data();
-    T* p = L.kp.data();
-    T* y = L.ky.data();
-    cpu::fill<T>(n, T(0), x);
-    cpu::copy(n, L.b.data(), r);
-    fixed(m, type, r, z, true);
-    cpu::copy(n, z, p);
-    double rz = cpu::dot(n, r, z);
-    for (int k = 1;; ++k) {
-      cpu::spmv(*L.A, p, y);
-      const double yp = cpu::dot(n, y, p);
-      // A zero residual or search direction: x is already the answer (and
-      // dividing would put NaN into the hierarchy).
-      if (rz == 0 || yp == 0) break;
-      const double alpha = rz / yp;
-      cpu::axpy(n, static_cast<T>(alpha), p, x);
-      if (k >= p_.cycle_iters) break;
-      cpu::axpy(n, static_cast<T>(-alpha), y, r);
-      fixed(m, type, r, z, true);
-      double beta;
-      if (flexible) {
-        beta = -alpha * cpu::dot(n, z, y) / rz;
-        rz = cpu::dot(n, r, z);
-      } else {
-        const double rz_old = rz;
-        rz = cpu::dot(n, r, z);
-        beta = rz / rz_old;
-      }
-      cpu::axpby(n, T(1), z, static_cast<T>(beta), p);
-    }
+    dispatch_cycle(
+        type, [&](CycleType kind, bool zero) { fixed(m, kind, L.b.data(), L.x.data(), zero); },
+        [&] {
+          const std::size_t n = L.rows();
+          kcycle_steps<T>(
+              n, p_.cycle_iters, type == CycleType::kCGF, L.b.data(), L.x.data(), L.kr.data(),
+              L.kz.data(), L.kp.data(), L.ky.data(),
+              [&](const T* r, T* z) { fixed(m, type, r, z, true); },
+              [&](const T* p, T* y) { cpu::spmv(*L.A, p, y); },
+              [&](const T* u, const T* v) { return cpu::dot(n, u, v); });
+        });
   }
 
   // x += P x_c, optionally scaled (AmgX error_scaling): the prolongated

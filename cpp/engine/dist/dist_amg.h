@@ -108,7 +108,6 @@ class DistAmg final : public Solver<T> {
   // Level m's system from x = 0: V once, W twice, F an F- then a V-cycle,
   // CG/CGF cycle_iters steps of (flexible) CG preconditioned by the cycle.
   void dispatch(std::size_t m, CycleType type);
-  void kcycle(std::size_t m, CycleType type);
   // Global inner product of two level vectors (the same on every process).
   double dot(const Level& L, const T* a, const T* b) const;
 

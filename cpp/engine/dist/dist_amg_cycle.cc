@@ -5,6 +5,8 @@
 // global sums, so every process takes the same branches.
 #include <algorithm>
 
+#include "amg/cycle_recursion.h"
+#include "backend/cpu/blas.h"
 #include "dist/dist_amg.h"
 
 namespace jaxamg::dist {
@@ -65,70 +67,24 @@ void DistAmg<T>::fixed(std::size_t l, CycleType type, const T* b, T* x, bool x_i
 template <class T>
 void DistAmg<T>::dispatch(std::size_t m, CycleType type) {
   Level& L = levels_[m];
-  switch (type) {
-    case CycleType::kV:
-      fixed(m, CycleType::kV, L.b.data(), L.x.data(), true);
-      break;
-    case CycleType::kW:
-      fixed(m, CycleType::kW, L.b.data(), L.x.data(), true);
-      fixed(m, CycleType::kW, L.b.data(), L.x.data(), false);
-      break;
-    case CycleType::kF:
-      fixed(m, CycleType::kF, L.b.data(), L.x.data(), true);
-      fixed(m, CycleType::kV, L.b.data(), L.x.data(), false);
-      break;
-    case CycleType::kCG:
-    case CycleType::kCGF:
-      kcycle(m, type);
-      break;
-  }
+  dispatch_cycle(
+      type, [&](CycleType kind, bool zero) { fixed(m, kind, L.b.data(), L.x.data(), zero); },
+      [&] {
+        // Global inner products: every process takes the same branches.
+        kcycle_steps<T>(
+            L.b.size(), cycle_iters_, type == CycleType::kCGF, L.b.data(), L.x.data(),
+            L.kr.data(), L.kz.data(), L.kp.data(), L.ky.data(),
+            [&](const T* r, T* z) { fixed(m, type, r, z, true); },
+            [&](const T* p, T* y) { L.op->spmv(*L.A, p, y); },
+            [&](const T* u, const T* v) { return dot(L, u, v); });
+      });
 }
 
 template <class T>
 double DistAmg<T>::dot(const Level& L, const T* a, const T* b) const {
-  double s = 0;
-  for (Index i = 0; i < L.A->nrows; ++i) s += static_cast<double>(a[i]) * static_cast<double>(b[i]);
+  double s = cpu::dot(static_cast<std::size_t>(L.A->nrows), a, b);
   comm_.sum(&s, 1);
   return s;
-}
-
-template <class T>
-void DistAmg<T>::kcycle(std::size_t m, CycleType type) {
-  // The serial K-cycle's steps (amg_cycle.cc), with global inner products
-  // and distributed products, so every process takes the same branches.
-  Level& L = levels_[m];
-  const Index n = L.A->nrows;
-  const bool flexible = type == CycleType::kCGF;
-  T* x = L.x.data();
-  T* r = L.kr.data();
-  T* z = L.kz.data();
-  T* p = L.kp.data();
-  T* y = L.ky.data();
-  std::fill(x, x + n, T(0));
-  std::copy(L.b.begin(), L.b.end(), r);
-  fixed(m, type, r, z, true);
-  std::copy(z, z + n, p);
-  double rz = dot(L, r, z);
-  for (int k = 1;; ++k) {
-    L.op->spmv(*L.A, p, y);
-    const double yp = dot(L, y, p);
-    if (rz == 0 || yp == 0) break;
-    const double alpha = rz / yp;
-    for (Index i = 0; i < n; ++i) x[i] += static_cast<T>(alpha) * p[i];
-    if (k >= cycle_iters_) break;
-    for (Index i = 0; i < n; ++i) r[i] -= static_cast<T>(alpha) * y[i];
-    fixed(m, type, r, z, true);
-    double beta;
-    if (flexible) {
-      beta = -alpha * dot(L, z, y) / rz;
-      rz = dot(L, r, z);
-    } else {
-      const double rz_old = rz;
-      rz = dot(L, r, z);
-      beta = rz / rz_old;
-    }
-    for (Index i = 0; i < n; ++i) p[i] = z[i] + static_cast<T>(beta) * p[i];
-  }
 }
 
 template <class T>
@@ -142,13 +98,11 @@ template void DistAmg<float>::coarse_solve(const float*, float*);
 template void DistAmg<float>::fixed(std::size_t, CycleType, const float*, float*, bool);
 template void DistAmg<float>::dispatch(std::size_t, CycleType);
 template double DistAmg<float>::dot(const Level&, const float*, const float*) const;
-template void DistAmg<float>::kcycle(std::size_t, CycleType);
 template IterationResult DistAmg<float>::solve_iteration(const float*, float*, bool);
 template void DistAmg<double>::coarse_solve(const double*, double*);
 template void DistAmg<double>::fixed(std::size_t, CycleType, const double*, double*, bool);
 template void DistAmg<double>::dispatch(std::size_t, CycleType);
 template double DistAmg<double>::dot(const Level&, const double*, const double*) const;
-template void DistAmg<double>::kcycle(std::size_t, CycleType);
 template IterationResult DistAmg<double>::solve_iteration(const double*, double*, bool);
 
 }  // namespace jaxamg::dist
