@@ -44,11 +44,14 @@ class ConjugateGradient final : public KrylovSolver<T> {
     const std::size_t n = rows();
     p_.assign(n, T(0));
     q_.assign(n, T(0));
-    // Without a preconditioner z is r itself: no copy, no extra vector.
-    if (this->has_preconditioner()) {
+    // Without a preconditioner z is r itself: no copy, no extra vector. PCG
+    // keeps z in q's storage, as hypre's PCG does: z = M r is consumed by
+    // <r, z> and the new direction before q = A p overwrites it. PCGF's beta
+    // needs the new z and the old q together, so it has its own z.
+    if (variant_ == CgVariant::kFlexible) {
       z_.assign(n, T(0));
     } else {
-      z_.clear();
+      Vector<T>().swap(z_);
     }
   }
 
@@ -68,7 +71,7 @@ class ConjugateGradient final : public KrylovSolver<T> {
     T* p = p_.data();
     T* q = q_.data();
     const bool precond = this->has_preconditioner();
-    T* z = precond ? z_.data() : r;
+    T* z = !precond ? r : variant_ == CgVariant::kFlexible ? z_.data() : q;
 
     // New search direction from the current residual.
     double rz_new;
