@@ -11,11 +11,16 @@ residual, and the gradient (forward + adjoint) time; then jax.scipy CG with
 the BCSR matrix passed as an argument (not closed over) and CuPy CG.
 
     python bench/gpu/bench_poisson_gpu.py --sizes 128 192 [--configs pcg_classical_l1]
+        [--amg-precision SAME FLOAT]
+
+--amg-precision runs each jaxamg config once per value of the AMG scope's
+x_amg_precision (FLOAT: a float32 hierarchy inside the float64 solve).
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime
 import json
 import os
@@ -97,6 +102,22 @@ CONFIGS = {
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "configs",
                        "pcg_classical_agg1_cheby2.json")) as _f:
     CONFIGS["pcg_classical_agg1_cheby2"] = json.load(_f)
+
+
+def with_amg_precision(cfg: dict, precision: str) -> dict:
+    """A copy of `cfg` whose AMG scopes have x_amg_precision = `precision`."""
+    out = copy.deepcopy(cfg)
+
+    def visit(scope):
+        if not isinstance(scope, dict):
+            return
+        if scope.get("solver") == "AMG":
+            scope["x_amg_precision"] = precision
+        for key in ("solver", "preconditioner", "smoother", "coarse_solver"):
+            visit(scope.get(key))
+
+    visit(out)
+    return out
 
 
 def poisson3d(m: int) -> sp.csr_matrix:
@@ -254,6 +275,8 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="+", default=[128, 192])
     ap.add_argument("--configs", nargs="+", default=["pcg_classical_l1"])
     ap.add_argument("--peers", action="store_true", help="also jax.scipy CG and CuPy CG")
+    ap.add_argument("--amg-precision", nargs="+", default=["SAME"], choices=["SAME", "FLOAT"],
+                    help="x_amg_precision of the AMG scopes (FLOAT: float32 hierarchy)")
     args = ap.parse_args()
     dev = jax.devices("gpu")[0]
     print(f"# {datetime.datetime.now(datetime.timezone.utc).isoformat()} device: "
@@ -273,10 +296,14 @@ def main():
                                           jnp.asarray(A.indptr)), shape=A.shape), dev)
         bg = jax.device_put(jnp.asarray(b), dev)
         for name in args.configs:
-            try:
-                bench_jaxamg(name, CONFIGS[name], A, Mg, bg, bw, out)
-            except Exception as e:  # keep the other measurements
-                print(f"# jaxamg {name} at {m}: FAILED {type(e).__name__}: {e}", flush=True)
+            for precision in args.amg_precision:
+                label = name if precision == "SAME" else f"{name} amg={precision}"
+                try:
+                    bench_jaxamg(label, with_amg_precision(CONFIGS[name], precision), A, Mg, bg,
+                                 bw, out)
+                except Exception as e:  # keep the other measurements
+                    print(f"# jaxamg {label} at {m}: FAILED {type(e).__name__}: {e}", flush=True)
+                _ffi.cuda_native().clear_cache()
         if args.peers:
             for fn, a in ((bench_jax_cg, (A, Mg, bg, out)), (bench_cupy_cg, (A, b, out))):
                 try:

@@ -75,6 +75,8 @@ std::vector<ParamSpec> build() {
       I("x_smoothed_aggregation", 0),  // extension: amg/aggregation/smoothed_aggregation.h
       // extension: amg/aggregation/near_nullspace_aggregation.h (selector x_STANDARD)
       D("x_sa_strength_threshold", 0.0),
+      // extension: amg/mixed_precision_amg.h (a float32 hierarchy in a float64 solve)
+      S("x_amg_precision", "SAME", {"SAME", "FLOAT"}),
       S("coarseAgenerator", "LOW_DEG", {"LOW_DEG", "THRUST", "HYBRID"}),
       S("coarseAgenerator_coarse", "LOW_DEG", {"LOW_DEG", "THRUST", "HYBRID"}),
       I("fine_levels", -1),

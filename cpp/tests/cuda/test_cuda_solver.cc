@@ -161,6 +161,21 @@ TEST(CudaSolver, NotConvergedWithinMaxIters) {
   EXPECT_EQ(c.gpu.iterations, 3);
 }
 
+// A float32 hierarchy inside the float64 solve (x_amg_precision FLOAT,
+// DeviceMixedAmg): the CPU's iterations and a float64 tolerance, for PCG,
+// the transposed PBICGSTAB and AMG as the solver (refinement steps).
+TEST(CudaSolver, Float32HierarchyInFloat64Solve) {
+  REQUIRE_GPU();
+  const std::string lo = std::string(kClassicalCheby) + R"(, "x_amg_precision": "FLOAT")";
+  expect_same(compare(krylov_amg("PCG", lo, 1e-10), testing::jump3d<double>(20, 1e3)), 1e-10);
+  const auto C = testing::convection_diffusion2d<double>(40, 0.05);
+  expect_same(compare(krylov_amg("PBICGSTAB", lo, 1e-10), C, true), 1e-10);
+  const std::string amg = R"({"config_version": 2, "solver": {"scope": "main", "solver": "AMG",
+      "max_iters": 100, "tolerance": 1e-10, "convergence": "RELATIVE_INI_CORE",
+      "monitor_residual": 1, "store_res_history": 1, )" + lo + "}}";
+  expect_same(compare(amg, testing::poisson2d<double>(48)), 1e-10);
+}
+
 TEST(CudaSolver, UnsupportedSmootherIsReportedNotRun) {
   // No GPU needed: the check reads the host tree only.
   const auto A = testing::poisson2d<double>(40);

@@ -1,8 +1,10 @@
 #include "backend/cuda/device_solver.h"
 
 #include <cmath>
+#include <type_traits>
 
 #include "amg/amg_solver.h"
+#include "backend/cuda/device_mixed_amg.h"
 #include "backend/cuda/kernels.h"
 #include "core/error.h"
 #include "solvers/krylov/krylov_solver.h"
@@ -32,6 +34,19 @@ const AmgSolver<T>* amg_of(const Solver<T>& top) {
   return nullptr;
 }
 
+// The float32 AMG (x_amg_precision FLOAT) that is `top` or its
+// preconditioner, or nullptr; always nullptr in a float32 solve.
+template <class T>
+const MixedPrecisionAmg* mixed_of(const Solver<T>& top) {
+  if constexpr (std::is_same<T, double>::value) {
+    if (const auto* m = dynamic_cast<const MixedPrecisionAmg*>(&top)) return m;
+    if (const auto* k = dynamic_cast<const KrylovSolver<T>*>(&top)) {
+      return dynamic_cast<const MixedPrecisionAmg*>(k->preconditioner());
+    }
+  }
+  return nullptr;
+}
+
 Reduce norm_reduction(NormType t) {
   switch (t) {
     case NormType::kL1: return Reduce::kSumAbs;
@@ -49,7 +64,8 @@ std::string DeviceSolver<T>::unsupported(const Solver<T>& top) {
   if (!method_of(top.name(), &m)) return "solver " + top.name();
   if (top.matrix().dist) return "a distributed matrix";
   const auto* k = dynamic_cast<const KrylovSolver<T>*>(&top);
-  if (k && k->preconditioner() && !dynamic_cast<const AmgSolver<T>*>(k->preconditioner())) {
+  if (k && k->preconditioner() && !dynamic_cast<const AmgSolver<T>*>(k->preconditioner()) &&
+      !mixed_of(top)) {
     return "preconditioner " + k->preconditioner()->name() + " of " + top.name();
   }
   const Config& cfg = top.context().config;
@@ -62,6 +78,13 @@ std::string DeviceSolver<T>::unsupported(const Solver<T>& top) {
       return "an AMG preconditioner that monitors its residual";
     }
     return DeviceAmg<T>::unsupported(*amg);
+  }
+  if (const MixedPrecisionAmg* mixed = mixed_of(top)) {
+    if (static_cast<const void*>(mixed) != static_cast<const void*>(&top) &&
+        mixed->monitors_residual()) {
+      return "an AMG preconditioner that monitors its residual";
+    }
+    return DeviceMixedAmg::unsupported(*mixed);
   }
   return "";
 }
@@ -85,6 +108,11 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
       own_A_.upload(handle_, top.matrix());
       A_ = &own_A_;
     }
+    if constexpr (std::is_same<T, double>::value) {
+      if (const MixedPrecisionAmg* mixed = mixed_of(top)) {
+        mixed_ = std::make_unique<DeviceMixedAmg>(handle_, *mixed, own_A_);
+      }
+    }
     const std::size_t n = static_cast<std::size_t>(n_);
     r_.resize(n);
     switch (method_) {
@@ -93,7 +121,7 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
       case Method::kPCGF:
         p_.resize(n);
         q_.resize(n);
-        if (amg_) z_.resize(n);
+        if (has_amg()) z_.resize(n);
         break;
       case Method::kBiCGStab:
       case Method::kPBiCGStab:
@@ -101,7 +129,7 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
         p_.resize(n);
         v_.resize(n);
         t_.resize(n);
-        if (amg_) {
+        if (has_amg()) {
           phat_.resize(n);
           shat_.resize(n);
         }
@@ -148,7 +176,18 @@ void DeviceSolver<T>::reduce_to(Reduce op, const T* x, const T* y, int slot) {
 
 template <class T>
 void DeviceSolver<T>::precondition(const T* r, T* z) {
+  if constexpr (std::is_same<T, double>::value) {
+    if (mixed_) return mixed_->precondition(r, z, stream_);
+  }
   amg_->precondition(r, z, stream_);
+}
+
+template <class T>
+void DeviceSolver<T>::amg_cycle(const T* b, T* x, bool x_is_zero) {
+  if constexpr (std::is_same<T, double>::value) {
+    if (mixed_) return mixed_->cycle(b, x, x_is_zero, stream_);
+  }
+  amg_->cycle(b, x, x_is_zero, stream_);
 }
 
 template <class T>
@@ -208,7 +247,7 @@ void DeviceSolver<T>::method_iteration(T* x) {
     case Method::kCG:
     case Method::kPCG:
     case Method::kPCGF: {
-      const bool precond = amg_ != nullptr;
+      const bool precond = has_amg();
       T* z = precond ? z_.data() : r;
       if (precond) precondition(r, z);
       reduce_to(Reduce::kDot, r, z, kRzNew);
@@ -227,7 +266,7 @@ void DeviceSolver<T>::method_iteration(T* x) {
     }
     case Method::kBiCGStab:
     case Method::kPBiCGStab: {
-      const bool precond = amg_ != nullptr;
+      const bool precond = has_amg();
       T* phat = precond ? phat_.data() : p_.data();
       T* shat = precond ? shat_.data() : r;
       reduce_to(Reduce::kDot, shadow_.data(), r, kRzNew);
@@ -263,6 +302,7 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
         "cudaMemsetAsync (solver scalars)");
   traffic_.bytes = 0;
   if (amg_) amg_->traffic().bytes = 0;
+  if (mixed_) mixed_->reset_traffic();
   const Solver<T>& S = top_;
   const bool monitor = S.monitors_residual();
   const bool store = S.stores_history();
@@ -307,7 +347,7 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
     bool from_recurrence = false;
     while (iterations < max_iters && !done) {
       if (method_ == Method::kAmg) {
-        amg_->cycle(b, x, x_is_zero && iterations == 0, stream_);
+        amg_cycle(b, x, x_is_zero && iterations == 0);
         if (monitor) residual(x, b, r_.data());
       } else {
         method_iteration(x);
@@ -366,7 +406,8 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
   res.status = status;
   res.iterations = iterations;
   res.residual = monitor ? final_norm : -1;
-  last_bytes_ = traffic_.bytes + (amg_ ? amg_->traffic().bytes : 0);
+  last_bytes_ = traffic_.bytes + (amg_ ? amg_->traffic().bytes : 0) +
+                (mixed_ ? mixed_->traffic_bytes() : 0);
   return res;
 }
 

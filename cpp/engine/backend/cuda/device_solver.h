@@ -1,6 +1,7 @@
 // The solve phase of a CPU-built solver tree on a CUDA device: the
 // outer method (CG, PCG, PCGF, BICGSTAB, PBICGSTAB, or AMG itself) with an
-// AMG preconditioner (DeviceAmg) or none. The loop is Solver::solve's:
+// AMG preconditioner (DeviceAmg; in a float64 solve also a float32 hierarchy,
+// DeviceMixedAmg) or none. The loop is Solver::solve's:
 // the same monitoring, convergence test (Solver::converged_with), residual
 // history, AmgX statuses (SUCCESS, NOT_CONVERGED, FAILED on NaN/Inf,
 // DIVERGED on a breakdown) and true-residual check before SUCCESS. The
@@ -18,6 +19,7 @@
 
 #include "api/linear_solver.h"
 #include "backend/cuda/device_amg.h"
+#include "backend/cuda/device_mixed_amg.h"
 #include "backend/cuda/kernels.h"
 
 namespace jaxamg::cuda {
@@ -48,6 +50,9 @@ class DeviceSolver {
   void method_init(const T* b, T* x, bool x_is_zero);
   void method_iteration(T* x);
   void precondition(const T* r, T* z);
+  // One AMG step when AMG is the outer method.
+  void amg_cycle(const T* b, T* x, bool x_is_zero);
+  bool has_amg() const { return amg_ || mixed_; }
   void residual(const T* x, const T* b, T* r);
   void spmv(T alpha, const T* x, T beta, T* y);
   void reduce_to(Reduce op, const T* x, const T* y, int slot);
@@ -61,6 +66,7 @@ class DeviceSolver {
   cusparseHandle_t handle_ = nullptr;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<DeviceAmg<T>> amg_;
+  std::unique_ptr<DeviceMixedAmg> mixed_;  // float64 solves only
   DeviceCsr<T> own_A_;  // the operator when no AMG level 0 shares it
   const DeviceCsr<T>* A_ = nullptr;
   DeviceArray<T> r_, z_, p_, q_, shadow_, v_, t_, phat_, shat_;

@@ -41,6 +41,16 @@ __global__ void axpy_slot_kernel(std::size_t n, const double* scal, int slot, do
   GRID_LOOP(i, n) y[i] += c * x[i];
 }
 
+template <class To, class From>
+__global__ void convert_kernel(std::size_t n, const From* x, To* y) {
+  GRID_LOOP(i, n) y[i] = static_cast<To>(x[i]);
+}
+
+template <class To, class From>
+__global__ void add_converted_kernel(std::size_t n, const From* x, To* y) {
+  GRID_LOOP(i, n) y[i] += static_cast<To>(x[i]);
+}
+
 template <class T>
 __global__ void diag_scale_kernel(std::size_t n, const T* d, const T* b, T* x) {
   GRID_LOOP(i, n) x[i] = d[i] * b[i];
@@ -326,6 +336,20 @@ void axpby(std::size_t n, T a, const T* x, T b, T* y, cudaStream_t s) {
   check_launch("axpby_kernel");
 }
 
+template <class To, class From>
+void convert(std::size_t n, const From* x, To* y, cudaStream_t s) {
+  if (n == 0) return;
+  convert_kernel<To, From><<<blocks_for(n), kThreads, 0, s>>>(n, x, y);
+  check_launch("convert_kernel");
+}
+
+template <class To, class From>
+void add_converted(std::size_t n, const From* x, To* y, cudaStream_t s) {
+  if (n == 0) return;
+  add_converted_kernel<To, From><<<blocks_for(n), kThreads, 0, s>>>(n, x, y);
+  check_launch("add_converted_kernel");
+}
+
 template <class T>
 void axpy_slot(std::size_t n, const double* scal, int slot, double sign, const T* x, T* y,
                cudaStream_t s) {
@@ -469,5 +493,8 @@ void inspect(std::size_t n, const T* a, const T* previous, int* flags, cudaStrea
 JAXAMG_CUDA_INSTANTIATE(float)
 JAXAMG_CUDA_INSTANTIATE(double)
 #undef JAXAMG_CUDA_INSTANTIATE
+template void convert<float, double>(std::size_t, const double*, float*, cudaStream_t);
+template void convert<double, float>(std::size_t, const float*, double*, cudaStream_t);
+template void add_converted<double, float>(std::size_t, const float*, double*, cudaStream_t);
 
 }  // namespace jaxamg::cuda

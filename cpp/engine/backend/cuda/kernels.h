@@ -41,6 +41,12 @@ void fill(std::size_t n, T value, T* x, cudaStream_t s);
 // y = a x + b y
 template <class T>
 void axpby(std::size_t n, T a, const T* x, T b, T* y, cudaStream_t s);
+// y = x rounded (or widened) to To: a float32 hierarchy in a float64 solve.
+template <class To, class From>
+void convert(std::size_t n, const From* x, To* y, cudaStream_t s);
+// y += x widened (or rounded) to To.
+template <class To, class From>
+void add_converted(std::size_t n, const From* x, To* y, cudaStream_t s);
 // y += sign * scal[slot] * x, skipped once scal[kStop] is set.
 template <class T>
 void axpy_slot(std::size_t n, const double* scal, int slot, double sign, const T* x, T* y,
