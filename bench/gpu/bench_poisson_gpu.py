@@ -40,60 +40,41 @@ jax.config.update("jax_enable_x64", True)
 
 TOL = 1e-8
 
+def pcg_amg(amg: dict, smoother: dict) -> dict:
+    """PCG to TOL (AmgX's RELATIVE_INI_CORE, L2) preconditioned by one AMG
+    V-cycle with a dense LU coarse solve; `amg` adds the coarsening keys."""
+    return {
+        "config_version": 2,
+        "solver": {
+            "scope": "main", "solver": "PCG", "max_iters": 500, "tolerance": TOL,
+            "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1,
+            "store_res_history": 1,
+            "preconditioner": {
+                "scope": "amg", "solver": "AMG", "max_iters": 1, "cycle": "V",
+                "presweeps": 1, "postsweeps": 1, "max_levels": 25,
+                "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
+                **amg, "smoother": smoother,
+            },
+        },
+    }
+
+
+CLASSICAL = {"algorithm": "CLASSICAL", "selector": "PMIS", "strength_threshold": 0.25,
+             "interpolator": "D2", "interp_max_elements": 4}
+L1 = {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 1.0}
+
 CONFIGS = {
     # PCG + classical AMG (PMIS, D2, Pmax 4, theta 0.25) with l1-Jacobi.
-    "pcg_classical_l1": {
-        "config_version": 2,
-        "solver": {
-            "scope": "main", "solver": "PCG", "max_iters": 500, "tolerance": TOL,
-            "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1,
-            "store_res_history": 1,
-            "preconditioner": {
-                "scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "selector": "PMIS",
-                "strength_threshold": 0.25, "interpolator": "D2", "interp_max_elements": 4,
-                "max_iters": 1, "cycle": "V", "presweeps": 1, "postsweeps": 1,
-                "max_levels": 25, "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
-                "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 1.0},
-            },
-        },
-    },
+    "pcg_classical_l1": pcg_amg(CLASSICAL, L1),
     # PCG + classical AMG with Chebyshev(2) on l1-Jacobi: more work per level, fewer cycles.
-    "pcg_classical_cheby2": {
-        "config_version": 2,
-        "solver": {
-            "scope": "main", "solver": "PCG", "max_iters": 500, "tolerance": TOL,
-            "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1,
-            "store_res_history": 1,
-            "preconditioner": {
-                "scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "selector": "PMIS",
-                "strength_threshold": 0.25, "interpolator": "D2", "interp_max_elements": 4,
-                "max_iters": 1, "cycle": "V", "presweeps": 1, "postsweeps": 1,
-                "max_levels": 25, "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
-                "smoother": {
-                    "scope": "cheby", "solver": "CHEBYSHEV", "chebyshev_polynomial_order": 2,
-                    "chebyshev_lambda_estimate_mode": 3, "cheby_max_lambda": 1.0,
-                    "cheby_min_lambda": 0.25,
-                    "preconditioner": {"scope": "l1", "solver": "JACOBI_L1",
-                                       "relaxation_factor": 1.0},
-                },
-            },
-        },
-    },
-    # PCG + aggregation (SIZE_8) with l1-Jacobi: cheapest setup.
-    "pcg_aggregation_l1": {
-        "config_version": 2,
-        "solver": {
-            "scope": "main", "solver": "PCG", "max_iters": 500, "tolerance": TOL,
-            "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1,
-            "store_res_history": 1,
-            "preconditioner": {
-                "scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_8",
-                "max_iters": 1, "cycle": "V", "presweeps": 2, "postsweeps": 2,
-                "max_levels": 25, "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
-                "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 0.9},
-            },
-        },
-    },
+    "pcg_classical_cheby2": pcg_amg(CLASSICAL, {
+        "scope": "cheby", "solver": "CHEBYSHEV", "chebyshev_polynomial_order": 2,
+        "chebyshev_lambda_estimate_mode": 3, "cheby_max_lambda": 1.0, "cheby_min_lambda": 0.25,
+        "preconditioner": L1}),
+    # PCG + aggregation (SIZE_8) with l1-Jacobi (two sweeps, 0.9): cheapest setup.
+    "pcg_aggregation_l1": pcg_amg(
+        {"algorithm": "AGGREGATION", "selector": "SIZE_8", "presweeps": 2, "postsweeps": 2},
+        dict(L1, relaxation_factor=0.9)),
 }
 
 
