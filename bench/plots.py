@@ -31,6 +31,19 @@ REPO = os.path.dirname(HERE)
 DPI = 100  # keeps each PNG well under 200 KB
 
 
+def _finish(fig, axes, out_dir: str, name: str) -> str:
+    """Grid and legend on `axes` (the last one carries the legend), tight
+    layout, and the PNG `name` written to `out_dir`; returns its path."""
+    for ax in axes:
+        ax.grid(True, which="both", alpha=0.3)
+    axes[-1].legend(fontsize=8)
+    fig.tight_layout()
+    path = os.path.join(out_dir, name)
+    fig.savefig(path, dpi=DPI)
+    _pyplot().close(fig)
+    return path
+
+
 def _pyplot():
     import matplotlib
 
@@ -77,17 +90,11 @@ def plot_cpu_time_vs_n(results_path: str, out_dir: str, family: str = "poisson3d
     for ax, title in zip(axes, ("setup + solve", "solve")):
         ax.set_title(title)
         ax.set_xlabel("unknowns")
-        ax.grid(True, which="both", alpha=0.3)
     axes[0].set_ylabel("seconds")
-    axes[1].legend(fontsize=8)
     meta = data["meta"]
     fig.suptitle(f"3-D Poisson to relative residual 1e-8, {meta['machine']['cpu']}, "
                  f"{meta['machine']['nproc']} cores ({meta['date']})", fontsize=10)
-    fig.tight_layout()
-    path = os.path.join(out_dir, "cpu_time_vs_n.png")
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return path
+    return _finish(fig, axes, out_dir, "cpu_time_vs_n.png")
 
 
 def _gpu_records(path: str) -> list[dict]:
@@ -117,13 +124,7 @@ def plot_gpu_solve_vs_n(results_txt: str, out_dir: str) -> str:
     ax.set_xlabel("unknowns")
     ax.set_ylabel("solve seconds (warm cache)")
     ax.set_title("3-D Poisson on one NVIDIA H200, float64, relative residual 1e-8", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(out_dir, "gpu_solve_vs_n.png")
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return path
+    return _finish(fig, [ax], out_dir, "gpu_solve_vs_n.png")
 
 
 def residual_histories(n: int = 64) -> dict[str, list[float]]:
@@ -178,13 +179,7 @@ def plot_residual_history(out_dir: str, n: int = 64) -> str:
     ax.set_xlabel("iteration")
     ax.set_ylabel("||b - A x|| / ||b||")
     ax.set_title(f"2-D Poisson {n}×{n}, float64", fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(out_dir, "residual_history.png")
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-    return path
+    return _finish(fig, [ax], out_dir, "residual_history.png")
 
 
 def main(argv=None) -> int:
