@@ -109,7 +109,8 @@ def main():
     free, total = cuda.device_memory()
     levels = cuda.last_solve()["levels"]
     row = {
-        "n": n, "nnz": nnz, "first_call_s": first, "solve_s": statistics.median(times),
+        # The config is bench_poisson_gpu.py's pcg_classical_l1 (plots share a series).
+        "method": "jaxamg pcg_classical_l1", "n": n, "nnz": nnz, "first_call_s": first, "solve_s": statistics.median(times),
         "solve_min_s": min(times), "iterations": int(info["iterations"]),
         "status": int(info["status"]), "true_relres": relres, "levels": len(levels),
         "op_complexity": sum(l[1] for l in levels) / levels[0][1],
