@@ -19,9 +19,11 @@ namespace nb = nanobind;
 
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveMpiCpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiGatherColumnsCpu);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiAllreduceSumCpu);
 #ifdef JAXAMG_MPI_CUDA
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveMpiCuda);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiGatherColumnsCuda);
+XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiAllreduceSumCuda);
 #endif
 
 NB_MODULE(_mpi, m) {
@@ -30,6 +32,7 @@ NB_MODULE(_mpi, m) {
     nb::dict d;
     d["jaxamg_solve_mpi"] = jaxamg::bindings::encapsulate(JaxamgSolveMpiCpu);
     d["jaxamg_mpi_gather_columns"] = jaxamg::bindings::encapsulate(JaxamgMpiGatherColumnsCpu);
+    d["jaxamg_mpi_allreduce_sum"] = jaxamg::bindings::encapsulate(JaxamgMpiAllreduceSumCpu);
     return d;
   });
   // The same targets for the "CUDA" platform; empty without the CUDA backend.
@@ -38,6 +41,7 @@ NB_MODULE(_mpi, m) {
 #ifdef JAXAMG_MPI_CUDA
     d["jaxamg_solve_mpi"] = jaxamg::bindings::encapsulate(JaxamgSolveMpiCuda);
     d["jaxamg_mpi_gather_columns"] = jaxamg::bindings::encapsulate(JaxamgMpiGatherColumnsCuda);
+    d["jaxamg_mpi_allreduce_sum"] = jaxamg::bindings::encapsulate(JaxamgMpiAllreduceSumCuda);
 #endif
     return d;
   });

@@ -13,7 +13,11 @@ respect to this rank's values and b (each rank gets its own slice).
 
 Collectives on one communicator must be issued in the same order by every
 rank: the halo exchange is made to depend on the adjoint solve's result
-(``optimization_barrier``), so it cannot be scheduled before it on any rank.
+(``optimization_barrier``), so it cannot be scheduled before it on any rank,
+and the b-cotangent is released only after the exchange.
+
+Singular systems (``nullspace``, ``transpose_nullspace``, rows distributed
+like b) wrap this core in the projections of ``_mpi_nullspace``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from ._mpi_comm import check_comm, comm_handle, run_and_agree
 from ._mpi_validate import WHERE, check_global, prepare_local, summary
 from ._solve import (
     _report_adjoint,
+    add_inconsistency,
     _stats_lock,
     _to_runtime_error,
     jax_jit_lazy,
@@ -106,6 +111,9 @@ def _core():
             nglobal=st.nglobal,
         )
         d_data = -jnp.take(lam, rows, axis=-1) * x_columns
+        # The b-cotangent leaves after the exchange, so collectives that use
+        # it (the null-space projections) cannot overtake the exchange.
+        lam, _ = jax.lax.optimization_barrier((lam, x_columns))
         return (None, None, None, d_data.astype(data.dtype), lam, jnp.zeros_like(x0))
 
     core.defvjp(fwd, bwd)
@@ -215,14 +223,37 @@ def solve_mpi(
         nglobal=local.nglobal,
     )
 
+    null_basis = transpose_basis = None
+    if local.singular:
+        from ._mpi_nullspace import global_bases
+
+        null_basis, transpose_basis = global_bases(
+            comm, local.null_specs, local.row_end - local.row_start, local.nglobal,
+            local.dtype, symmetric, local.config_text,
+        )
+
+    def core(rhs):
+        return mpi_linear_solve(indptr, indices, rows, local.data, rhs, local.x0, st)
+
     def run():
+        inconsistency = None
         try:
-            x, stats = mpi_linear_solve(indptr, indices, rows, local.data, local.b, local.x0, st)
+            if local.singular:
+                from ._mpi_nullspace import singular_solve
+
+                x, stats, inconsistency = singular_solve(
+                    core, local.b, null_basis, transpose_basis, st.comm
+                )
+            else:
+                x, stats = core(local.b)
             if is_concrete(x):
                 x = jax.block_until_ready(x)
         except jax.errors.JaxRuntimeError as e:
             raise _to_runtime_error(e) from None
-        return x, make_info(stats, st.history_len)
+        info = make_info(stats, st.history_len)
+        if inconsistency is not None:
+            add_inconsistency(info, inconsistency)
+        return x, info
 
     if save_stats_file is None:
         return run()
@@ -285,7 +316,10 @@ def cache_mpi_metadata(
     with shape ``(n_local, nglobal)``, and prepares the engine's config.
     Attach the result with ``jaxamg.with_cache(A, mpi=meta)``; solves of
     that `A` then need no `comm`, `nglobal` or `partition_info`, and their
-    config, kwargs and block_dim come from here. Collective.
+    config, kwargs and block_dim come from here. Collective. ``singular=True``
+    (implied when `A` carries null-space bases from ``with_cache``) prepares
+    the configuration defaults of singular systems; the bases themselves are
+    passed to (or attached for) each solve.
 
     Returned keys (JAX-AMG's, plus ours): ``recvcounts_tuple`` (rows per
     rank), ``comm_ptr`` (the communicator's Fortran handle), ``lrank``,
@@ -302,15 +336,10 @@ def cache_mpi_metadata(
         from .cache import with_cache
 
         with_cache(A, is_symmetric=True)
-    if singular:
-        raise NotImplementedError(
-            "`jaxamg.cache_mpi_metadata`: singular systems (null spaces) are not supported with "
-            "`comm`; solve them on one process."
-        )
     local, summaries = _agree(
         comm, A, None, None, partition_info=partition_info, nglobal=nglobal,
         block_dim=block_dim, reuse_setup=False, save_stats_file=None, config=config,
-        save_stats=bool(save_stats),
+        save_stats=bool(save_stats), singular=bool(singular),
     )
     indptr = np.asarray(local.csr.indptr) if is_concrete(local.csr.indptr) else None
     return {
@@ -327,7 +356,7 @@ def cache_mpi_metadata(
         if indptr is None
         else np.repeat(np.arange(indptr.size - 1, dtype=np.int32), np.diff(indptr)),
         "block_dim": local.block_dim,
-        "singular": False,
+        "singular": bool(singular or local.singular),
         "comm": comm,
         "row_start": local.row_start,
         "row_end": local.row_end,

@@ -46,6 +46,12 @@ class LocalInput:
     config_text: str
     symmetric: bool
     source: Any  # the object carrying with_cache metadata
+    null_specs: dict = dataclasses.field(default_factory=dict)  # declared null spaces
+    null_columns: tuple = (None, None)  # k of nullspace, transpose_nullspace (None: none)
+
+    @property
+    def singular(self) -> bool:
+        return any(k is not None for k in self.null_columns)
 
 
 def _int(name: str, value: Any, minimum: int) -> int:
@@ -111,11 +117,13 @@ def prepare_local(
     nullspace: Any = None,
     transpose_nullspace: Any = None,
     save_stats: bool = False,
+    singular: bool = False,
 ) -> LocalInput:
     """Checks this rank's input; raises on the first problem."""
     import jax.numpy as jnp
 
     from ._matrix import as_csr, is_concrete
+    from ._mpi_nullspace import declared_specs, local_bases
     from ._solve import _check_dtype, _preferred_dtype, _validate_with_engine
     from .config import prepare_config
 
@@ -126,15 +134,6 @@ def prepare_local(
     block_dim = int(block_dim)
     if not isinstance(reuse_setup, (bool, np.bool_)):
         raise TypeError(f"`{WHERE}`: `reuse_setup` must be True or False, got {reuse_setup!r}.")
-    if nullspace is not None or transpose_nullspace is not None or (
-        getattr(A, "_nullspace", None) is not None
-        or getattr(A, "_transpose_nullspace", None) is not None
-    ):
-        raise NotImplementedError(
-            f"`{WHERE}`: null spaces (`nullspace`, `transpose_nullspace`) are not supported "
-            "with `comm`; solve singular systems on one process, or make the system "
-            "nonsingular (e.g. pin one unknown)."
-        )
     source = A
     if callable(A) and not hasattr(A, "shape"):
         A = _materialize(A, n_local, nglobal)
@@ -200,24 +199,29 @@ def prepare_local(
                         f"`{WHERE}`: `{name}` contains NaN or infinite values on this rank; "
                         "pass finite values."
                     )
+    symmetric = bool(
+        getattr(source, "_is_symmetric", False)
+        or getattr(A, "_is_symmetric", False)
+        or getattr(csr.source, "_is_symmetric", False)
+    )
+    null_specs = declared_specs(nullspace, transpose_nullspace, (source, A, csr.source),
+                                symmetric)
+    columns = local_bases(null_specs, n_local, nglobal, dtype)
+    null_columns = (columns["nullspace"], columns["transpose_nullspace"])
     if config_text is None:
         config_text = prepare_config(
             config,
             mpi=True,
             save_stats=save_stats or save_stats_file is not None,
             block_dim=block_dim,
+            singular=singular or any(k is not None for k in null_columns),
             **(kwargs or {}),
         )
     _validate_with_engine(config_text)
-    symmetric = bool(
-        getattr(source, "_is_symmetric", False)
-        or getattr(A, "_is_symmetric", False)
-        or getattr(csr.source, "_is_symmetric", False)
-    )
     return LocalInput(
         csr=csr, data=data, b=b, x0=x0, use_x0=use_x0, dtype=dtype, row_start=rs, row_end=re,
         nglobal=nglobal, block_dim=block_dim, config_text=config_text, symmetric=symmetric,
-        source=source,
+        source=source, null_specs=null_specs, null_columns=null_columns,
     )
 
 
@@ -235,6 +239,7 @@ def summary(local: LocalInput, reuse_setup: bool) -> dict:
         "use_x0": local.use_x0,
         "symmetric": local.symmetric,
         "batch": None if local.b is None else tuple(local.b.shape[:-1]),
+        "null_columns": local.null_columns,
     }
 
 
@@ -278,6 +283,8 @@ def check_global(summaries: list[dict]) -> None:
         ("use_x0", "whether an initial guess x0 is given"),
         ("symmetric", "the is_symmetric flag of with_cache"),
         ("batch", "the batch shape (jax.vmap lanes) of b"),
+        ("null_columns", "the declared null spaces (number of columns of nullspace and "
+                         "transpose_nullspace, None where not declared)"),
     ):
         values = [s[key] for s in summaries]
         if len(set(values)) > 1:

@@ -92,8 +92,11 @@ class ShardedSolve:
     A=None, save_stats_file=None) -> (x, info)``. See
     :func:`make_sharded_solver`."""
 
-    def __init__(self, matrix: ShardedMatrix, statics: dict, structure: tuple, save_stats: bool):
+    def __init__(self, matrix: ShardedMatrix, statics: dict, structure: tuple, save_stats: bool,
+                 bases: tuple = (None, None)):
         self.matrix = matrix
+        # This rank's rows of the declared null spaces (N, M), validated once.
+        self._bases = bases
         self._statics = statics  # use_x0 -> _MpiStatic
         self._structure = structure  # device (indptr, indices, rows)
         self._host_structure = (
@@ -193,21 +196,33 @@ class ShardedSolve:
                 from ._sharded_operator import local_to_global
 
                 values = local_to_global(self.matrix, values)
-            x, stats = self._sharded(values, b, x0)
-            return x, _info(stats)
+            x, stats, inconsistency = self._sharded(values, b, x0)
+            info = _info(stats)
+            if inconsistency is not None:
+                info["rhs_inconsistency"] = inconsistency
+            return x, info
         return self._direct(values, is_local, b, x0, save_stats_file)
 
     def _run_local(self, st, structure, data, b, x0):
         """The MPI interface's differentiable core on this rank's rows: the
-        one place where the native MPI target is reached."""
+        one place where the native MPI target is reached. Returns (x, stats,
+        rhs_inconsistency or None); with declared null spaces the core is
+        wrapped in the MPI projections."""
         import jax
 
+        from ._mpi_nullspace import singular_solve
         from ._mpi_solve import mpi_linear_solve
         from ._solve import _to_runtime_error
 
         indptr, indices, rows = structure
+
+        def core(rhs):
+            return mpi_linear_solve(indptr, indices, rows, data, rhs, x0, st)
+
         try:
-            return mpi_linear_solve(indptr, indices, rows, data, b, x0, st)
+            if self._bases == (None, None):
+                return (*core(b), None)
+            return singular_solve(core, b, *self._bases, st.comm)
         except jax.errors.JaxRuntimeError as e:
             raise _to_runtime_error(e) from None
 
@@ -223,20 +238,24 @@ class ShardedSolve:
         n, nnz, max_local = m.local_size, m.local_nnz, m.max_local_size
         structure = self._host_structure
 
+        singular = self._bases[1] is not None
+
         def body(d, rhs, guess):
-            x, stats = self._run_local(
+            x, stats, inconsistency = self._run_local(
                 st, structure, d[..., :nnz], rhs[..., :n], guess[..., :n]
             )
-            return pad_last(x, max_local), stats[..., None, :]
+            out = (pad_last(x, max_local), stats[..., None, :])
+            return out + ((inconsistency[..., None],) if singular else ())
 
         ax = m.axis_name
-        return jax.shard_map(
+        out = jax.shard_map(
             body,
             mesh=m.mesh,
             in_specs=(P(ax), P(ax), P(ax)),
-            out_specs=(P(ax), P(ax, None)),
+            out_specs=(P(ax), P(ax, None)) + ((P(ax),) if singular else ()),
             check_vma=False,
         )(data, b, x0)
+        return out if singular else (*out, None)
 
     def _direct(self, values, is_local, b, x0, save_stats_file):
         import jax
@@ -252,14 +271,14 @@ class ShardedSolve:
                 data = as_local(values) if is_local else local_shard(values)[: m.local_nnz]
                 rhs = local_shard(b)[:n]
                 guess = jnp.zeros_like(rhs) if x0 is None else local_shard(x0)[:n]
-                x, stats = self._run_local(st, self._structure, data, rhs, guess)
+                x, stats, inconsistency = self._run_local(st, self._structure, data, rhs, guess)
                 x = pad_last(x, m.max_local_size)
-            return jax.block_until_ready(x), np.asarray(stats)
+            return jax.block_until_ready(x), np.asarray(stats), inconsistency
 
         if save_stats_file is None:
-            x, stats = run()
+            x, stats, inconsistency = run()
         else:
-            x, stats = self._run_with_stats(run, save_stats_file)
+            x, stats, inconsistency = self._run_with_stats(run, save_stats_file)
         ax = m.axis_name
         info = {
             "iterations": assemble(stats[None, 0].astype(np.int32), m.mesh, ax, axis=0),
@@ -267,6 +286,9 @@ class ShardedSolve:
             "status": assemble(stats[None, 2].astype(np.int32), m.mesh, ax, axis=0),
             "residual_history": assemble(stats[None, 3:], m.mesh, ax, axis=0),
         }
+        if inconsistency is not None:
+            value = np.asarray(inconsistency)[None]
+            info["rhs_inconsistency"] = assemble(value, m.mesh, ax, axis=0)
         return assemble(x, m.mesh, ax), info
 
     def _run_with_stats(self, run, path):
@@ -362,14 +384,6 @@ def make_sharded_solver(
             f"size must be divisible by {block_dim}, but the row counts are {list(A.row_counts)} "
             f"(global {A.global_size}); partition on block boundaries."
         )
-    if getattr(A, "_nullspace", None) is not None or getattr(
-        A, "_transpose_nullspace", None
-    ) is not None:
-        raise NotImplementedError(
-            f"`{WHERE_SOLVER}`: the matrix declares null spaces, and singular systems are not "
-            "supported by the MPI solve yet; solve singular systems on one process, or make the "
-            "system nonsingular (e.g. pin one unknown)."
-        )
     if jax.process_count() > 1 and not shard_autotuning_disabled():
         warnings.warn(
             f"`{WHERE_SOLVER}`: XLA's cross-process sharded autotuning is not disabled "
@@ -383,6 +397,9 @@ def make_sharded_solver(
     local = A.local_matrix()
     if is_symmetric or getattr(A, "_is_symmetric", False):
         local._is_symmetric = True
+    for name in ("_nullspace", "_transpose_nullspace"):  # this rank's rows of the bases
+        if getattr(A, name, None) is not None:
+            setattr(local, name, getattr(A, name))
     checked, _ = _agree(
         A.comm, local, None, None,
         partition_info=A.partition_info, nglobal=A.global_size, block_dim=block_dim,
@@ -406,4 +423,12 @@ def make_sharded_solver(
         for use_x0 in (False, True)
     }
     structure = structure_arrays(checked.csr, fingerprint)
-    return ShardedSolve(A, statics, structure, bool(save_stats))
+    bases = (None, None)
+    if checked.singular:
+        from ._mpi_nullspace import global_bases
+
+        # Validated here once, collectively; calls only use the arrays.
+        bases = global_bases(A.comm, checked.null_specs, A.local_size, A.global_size,
+                             checked.dtype, bool(checked.symmetric), checked.config_text,
+                             stacklevel=3)
+    return ShardedSolve(A, statics, structure, bool(save_stats), bases)

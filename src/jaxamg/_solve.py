@@ -484,12 +484,18 @@ def _run(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, si
         raise _to_runtime_error(e) from None
     info = make_info(stats, st.history_len)
     if transpose_basis is not None:
-        if is_concrete(inconsistency):
-            value = np.asarray(inconsistency)
-            info["rhs_inconsistency"] = float(value) if value.ndim == 0 else value
-        else:
-            info["rhs_inconsistency"] = inconsistency
+        add_inconsistency(info, inconsistency)
     return x, info
+
+
+def add_inconsistency(info: dict, inconsistency: Any) -> None:
+    """``info["rhs_inconsistency"]``: a float (or array) when concrete, the
+    traced value under a transformation."""
+    if is_concrete(inconsistency):
+        value = np.asarray(inconsistency)
+        info["rhs_inconsistency"] = float(value) if value.ndim == 0 else value
+    else:
+        info["rhs_inconsistency"] = inconsistency
 
 
 def _singular_solve(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st,
@@ -517,19 +523,7 @@ def _null_spaces(A, csr, dtype, nullspace, transpose_nullspace, symmetric):
     NullSpaceWarning checks on concrete values."""
     from . import nullspace as ns
 
-    specs = {"nullspace": nullspace, "transpose_nullspace": transpose_nullspace}
-    for name in specs:
-        if specs[name] is None:
-            for owner in (A, csr.source):
-                cached = getattr(owner, f"_{name}", None)
-                if cached is not None:
-                    specs[name] = cached
-                    break
-    if symmetric:
-        if specs["nullspace"] is None:
-            specs["nullspace"] = specs["transpose_nullspace"]
-        if specs["transpose_nullspace"] is None:
-            specs["transpose_nullspace"] = specs["nullspace"]
+    specs = ns.declared_specs(nullspace, transpose_nullspace, (A, csr.source), symmetric)
     n = csr.n_rows
     bases = {}
     for name, spec in specs.items():

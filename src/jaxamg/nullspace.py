@@ -20,6 +20,12 @@ A basis is ``"constant"``, a vector of length ``n`` or an ``(n, k)`` array
 with ``1 <= k <= n``; :func:`as_nullspace_basis` turns each into ``(n, k)``
 and :func:`validate_basis` rejects non-finite values and dependent columns.
 
+In MPI mode every rank holds its rows of a basis; the functions that need
+sums over all rows (the Gram matrix ``B^T B``, the inner products ``B^T v``,
+norms, the column maxima of the rescaling) take a reduction hook, ``reduce``
+(or ``column_max``), that sums (or takes the maximum) over the ranks. Without
+a hook they work on the whole basis of one process.
+
 The checks that warn (:class:`NullSpaceWarning`) look at concrete values only
 (never at traced ones), each at most once per matrix buffer and basis:
 
@@ -98,15 +104,27 @@ def _column_scale_exponents(largest: np.ndarray, dtype: Any) -> np.ndarray:
     return np.where(extreme, exponent, 0).astype(np.int32)
 
 
-def as_nullspace_basis(spec: Any, n: int, dtype: Any, name: str = "nullspace"):
+def as_nullspace_basis(
+    spec: Any,
+    n: int,
+    dtype: Any,
+    name: str = "nullspace",
+    *,
+    k_max: int | None = None,
+    column_max: Any = None,
+):
     """The basis ``spec`` as an ``(n, k)`` array of ``dtype``, or None.
 
     ``spec`` is None, ``"constant"`` (the vector of ones), a vector of length
-    ``n`` (one column) or an ``(n, k)`` array with ``1 <= k <= n``. Anything
-    else raises ValueError naming ``name``. A concrete basis is returned as a
-    NumPy-backed constant (it stays concrete when the solve is traced), with
-    columns whose magnitude would overflow or underflow the Gram matrix
-    rescaled by a power of two; a traced basis is only cast.
+    ``n`` (one column) or an ``(n, k)`` array with ``1 <= k <= k_max``
+    (``k_max = n`` by default; in MPI mode ``n`` is this rank's rows and
+    ``k_max`` the global count). Anything else raises ValueError naming
+    ``name``. A concrete basis is returned as a NumPy-backed constant (it
+    stays concrete when the solve is traced), with columns whose magnitude
+    would overflow or underflow the Gram matrix rescaled by a power of two; a
+    traced basis is only cast. ``column_max`` (MPI mode) maps this rank's
+    per-column maxima to the global ones, so every rank scales a column
+    alike; it is a collective, called for every concrete basis.
     """
     import jax.numpy as jnp
 
@@ -137,9 +155,10 @@ def as_nullspace_basis(spec: Any, n: int, dtype: Any, name: str = "nullspace"):
     if len(shape) == 1:
         shape = (shape[0], 1)
         spec = spec.reshape(shape)
-    if len(shape) != 2 or shape[0] != n or not 1 <= shape[1] <= n:
+    limit = n if k_max is None else k_max
+    if len(shape) != 2 or shape[0] != n or not 1 <= shape[1] <= limit:
         raise ValueError(
-            f"`{name}` must be a vector of length {n} or an ({n}, k) array with 1 <= k <= {n} "
+            f"`{name}` must be a vector of length {n} or an ({n}, k) array with 1 <= k <= {limit} "
             f"(one row per row of A, one column per null vector), got shape {given}."
         )
     if traced:
@@ -147,28 +166,41 @@ def as_nullspace_basis(spec: Any, n: int, dtype: Any, name: str = "nullspace"):
     raw = np.asarray(spec)
     if raw.dtype.kind != "f":
         raw = raw.astype(np.float64)
-    if np.isfinite(raw).all():  # rescale before the cast, which could overflow
-        shift = _column_scale_exponents(np.max(np.abs(raw), axis=0), dtype)
+    finite = bool(np.isfinite(raw).all())
+    largest = np.max(np.abs(raw), axis=0, initial=0.0)
+    if column_max is not None:
+        largest = column_max(largest)
+    if finite:  # rescale before the cast, which could overflow
+        shift = _column_scale_exponents(largest, dtype)
         if shift.any():
             raw = np.ldexp(raw, -shift[None, :])
     return jnp.asarray(raw.astype(dtype))
 
 
-def validate_basis(basis: Any, name: str = "nullspace") -> None:
+def validate_basis(basis: Any, name: str = "nullspace", reduce: Any = None) -> None:
     """Raises ValueError unless a concrete ``(n, k)`` basis is finite with
     linearly independent columns (judged on the ``k x k`` Gram matrix of the
-    columns scaled to unit length); does nothing for a traced basis."""
+    columns scaled to unit length); does nothing for a traced basis.
+
+    ``reduce`` (MPI mode: a host hook summing a tuple of NumPy arrays over the
+    ranks, identically on each) makes the counts, norms and Gram matrix
+    global, so every rank reaches the same verdict."""
     if basis is None or _is_traced(basis):
         return
     B = np.asarray(basis)
-    if not np.isfinite(B).all():
-        bad = int(np.size(B) - np.count_nonzero(np.isfinite(B)))
+    finite = np.isfinite(B)
+    bad = int(np.size(B) - np.count_nonzero(finite))
+    B = np.where(finite, B, 0).astype(np.float64)
+    squares = np.sum(B * B, axis=0)
+    if reduce is not None:
+        count, squares = reduce((np.asarray(float(bad)), squares))
+        bad = int(count)
+    if bad:
         raise ValueError(
             f"`{name}` must be finite, but {bad} of its entries are NaN or infinite; "
             "pass finite basis vectors."
         )
-    B = B.astype(np.float64)
-    norms = np.sqrt(np.sum(B * B, axis=0))
+    norms = np.sqrt(squares)
     if np.any(norms == 0):
         column = int(np.flatnonzero(norms == 0)[0])
         raise ValueError(
@@ -177,6 +209,8 @@ def validate_basis(basis: Any, name: str = "nullspace") -> None:
         )
     unit = B / norms
     gram = unit.T @ unit
+    if reduce is not None:
+        (gram,) = reduce((gram,))
     eigenvalues = np.linalg.eigvalsh(gram)
     threshold = 1e3 * _eps(np.asarray(basis).dtype) * eigenvalues[-1]
     if eigenvalues[0] <= threshold:
@@ -188,14 +222,19 @@ def validate_basis(basis: Any, name: str = "nullspace") -> None:
         )
 
 
-def project_out(v: Any, basis: Any):
+def project_out(v: Any, basis: Any, reduce: Any = None):
     """``v - B (B^T B)^-1 B^T v``: ``v`` without its component in the span of
-    the ``(n, k)`` basis ``B`` (works on a batch ``v`` of shape ``(..., n)``)."""
+    the ``(n, k)`` basis ``B`` (works on a batch ``v`` of shape ``(..., n)``).
+
+    ``reduce`` (MPI mode, where ``v`` and ``B`` hold this rank's rows) sums
+    the tuple ``(B^T v, B^T B)`` over the ranks in one collective."""
     import jax.numpy as jnp
 
     B = jnp.asarray(basis, dtype=v.dtype)
     coefficients = v @ B  # (..., k) = B^T v
     gram = B.T @ B
+    if reduce is not None:
+        coefficients, gram = reduce((coefficients, gram))
     if B.shape[1] == 1:
         return v - (coefficients / gram[0, 0]) * B[:, 0]
     flat = coefficients.reshape(-1, B.shape[1])
@@ -203,12 +242,16 @@ def project_out(v: Any, basis: Any):
     return v - weights @ B.T
 
 
-def relative_norm(d: Any, v: Any):
-    """``|d| / |v|`` (2-norms over the last axis), and 0 where ``v = 0``."""
+def relative_norm(d: Any, v: Any, reduce: Any = None):
+    """``|d| / |v|`` (2-norms over the last axis), and 0 where ``v = 0``.
+    ``reduce`` (MPI mode) sums both squared norms over the ranks in one
+    collective."""
     import jax.numpy as jnp
 
     num = jnp.sum(d * d, axis=-1)
     den = jnp.sum(v * v, axis=-1)
+    if reduce is not None:
+        num, den = reduce((num, den))
     nonzero = den > 0
     return jnp.where(nonzero, jnp.sqrt(num / jnp.where(nonzero, den, 1)), 0)
 
@@ -377,3 +420,23 @@ def warn_dense_lu(stacklevel: int = 3) -> None:
         NullSpaceWarning,
         stacklevel=stacklevel,
     )
+
+
+def declared_specs(nullspace: Any, transpose_nullspace: Any, owners: tuple,
+                   symmetric: bool) -> dict:
+    """The two specs after the ``with_cache`` defaults of `owners` and the
+    symmetric fill-in (shared by the single-process and the MPI solves)."""
+    specs = {"nullspace": nullspace, "transpose_nullspace": transpose_nullspace}
+    for name in _NAMES:
+        if specs[name] is None:
+            for owner in owners:
+                cached = getattr(owner, f"_{name}", None)
+                if cached is not None:
+                    specs[name] = cached
+                    break
+    if symmetric:
+        if specs["nullspace"] is None:
+            specs["nullspace"] = specs["transpose_nullspace"]
+        if specs["transpose_nullspace"] is None:
+            specs["transpose_nullspace"] = specs["nullspace"]
+    return specs

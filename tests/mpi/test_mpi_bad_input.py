@@ -201,16 +201,6 @@ def test_nglobal_without_comm():
         jaxamg.solve(A, jnp.ones(4), nglobal=4, partition_info=(0, 4))
 
 
-def test_null_space_is_refused_on_every_rank(comm):
-    A, b, rs, re = problem(comm)
-    assert_all_raise(
-        comm, NotImplementedError,
-        lambda: jaxamg.solve(A, b, comm=comm, nglobal=N, partition_info=(rs, re),
-                             nullspace="constant"),
-        match="null spaces",
-    )
-
-
 @pytest.mark.parametrize("jit", [False, True], ids=["eager", "jit"])
 def test_setup_failure_on_one_rank_raises_everywhere_within_10_s(comm, jit):
     """A failure inside the native setup of one rank (a zero diagonal entry

@@ -71,13 +71,14 @@ def test_block_dim(comm):
                      match="divisible")
 
 
-def test_null_spaces_wait_for_the_mpi_solve(comm, system):
+def test_wrong_shaped_null_space_on_one_rank_raises_everywhere(comm, system):
     _, b, A_local = system
-    M = jaxamg.with_cache(jsparse.BCSR.from_scipy_sparse(A_local), nullspace="constant",
+    rows = A_local.shape[0] + (1 if comm.rank == comm.size - 1 else 0)
+    M = jaxamg.with_cache(jsparse.BCSR.from_scipy_sparse(A_local), nullspace=np.ones(rows),
                           is_symmetric=True)
     A = jaxamg.make_sharded_matrix(M, b)
-    assert_all_raise(comm, NotImplementedError, lambda: jaxamg.make_sharded_solver(A, b),
-                     match="null spaces")
+    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b),
+                     match="`nullspace` must be")
 
 
 def test_warns_when_shard_autotuning_was_not_disabled(comm, system, monkeypatch):

@@ -114,6 +114,8 @@ ffi::Error GatherImpl(int64_t comm_handle, int64_t row_start, int64_t nglobal,
     } else {
       ffi_cache::fingerprint(n, indptr.typed_data(), idx, nnz, &key.structure_hi, &key.structure_lo);
     }
+    // The plan's sends depend on the other processes' patterns too.
+    mpi_cache::bind_layout(key, comm);
     auto entry = mpi_cache::Cache::instance().acquire(key);
     std::lock_guard<std::mutex> guard(entry->mutex);
     // Building a plan is collective: agree on whether anyone needs one.

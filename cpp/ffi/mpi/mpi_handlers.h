@@ -26,4 +26,8 @@ xla::ffi::Error GatherImpl(int64_t comm_handle, int64_t row_start, int64_t nglob
                            xla::ffi::Buffer<xla::ffi::S32> indices, xla::ffi::AnyBuffer x,
                            xla::ffi::Result<xla::ffi::AnyBuffer> xc);
 
+// jaxamg_mpi_allreduce_sum (mpi_allreduce_handler.cc).
+xla::ffi::Error AllreduceImpl(int64_t comm_handle, xla::ffi::AnyBuffer x,
+                              xla::ffi::Result<xla::ffi::AnyBuffer> y);
+
 }  // namespace jaxamg::mpi_handlers

@@ -95,6 +95,7 @@ void solve_typed(const dist::Communicator& comm, const SolveAttrs& at, const Par
     } else {
       ffi_cache::fingerprint(n, in.ptr, in.idx, nnz, &key.structure_hi, &key.structure_lo);
     }
+    mpi_cache::bind_layout(key, comm);
     auto entry = cache.acquire(key);
     std::lock_guard<std::mutex> guard(entry->mutex);
     auto& solver = solver_slot<T>(*entry);

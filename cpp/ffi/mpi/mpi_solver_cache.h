@@ -7,6 +7,13 @@
 // by the processes (an allreduce), so that an entry evicted on one process
 // only, or values that changed on one process only, never lead the
 // processes into different collective steps.
+//
+// A setup (its halo plans, the rank-local AMG levels' exchanges) depends on
+// every process's rows and pattern, not only on this one's: the key carries
+// `layout`, a fingerprint of all processes' partition and structure
+// (bind_layout). Without it a process whose block is unchanged would reuse
+// a setup made for another partition of the same matrix while the others
+// set up anew, and the processes' exchanges would no longer match.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -14,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "dist/communicator.h"
 #include "dist/dist_linear_solver.h"
 #include "../lru_cache.h"
 
@@ -25,13 +33,20 @@ struct Key {
   bool is_double = true;
   int64_t block_dim = 1;
   int64_t comm = 0, comm_size = 0, row_start = 0, nglobal = 0, n_local = 0, nnz = 0;
+  uint64_t layout = 0;  // every process's block (bind_layout)
   bool operator==(const Key& o) const {
     return structure_hi == o.structure_hi && structure_lo == o.structure_lo &&
            config == o.config && is_double == o.is_double && block_dim == o.block_dim &&
            comm == o.comm && comm_size == o.comm_size && row_start == o.row_start &&
-           nglobal == o.nglobal && n_local == o.n_local && nnz == o.nnz;
+           nglobal == o.nglobal && n_local == o.n_local && nnz == o.nnz && layout == o.layout;
   }
 };
+
+// Sets key.layout from the (row_start, n_local, nnz, structure) of every
+// process of comm, in rank order: the same value on every process.
+// Collective (one allgather of one integer per process); call it after the
+// local fields are set.
+void bind_layout(Key& key, const dist::Communicator& comm);
 
 // Columns of a distributed vector read by each stored entry: xc[k] =
 // x_global[indices[k]], served from owned values and one halo exchange.

@@ -1,5 +1,6 @@
-// The MPI FFI targets for JAX processes on CUDA devices (jaxamg_solve_mpi and
-// jaxamg_mpi_gather_columns registered with platform "CUDA"): the operands
+// The MPI FFI targets for JAX processes on CUDA devices (jaxamg_solve_mpi,
+// jaxamg_mpi_gather_columns and jaxamg_mpi_allreduce_sum registered with
+// platform "CUDA"): the operands
 // are copied to host memory on XLA's stream, the distributed CPU engine
 // solves (cpp/ffi/mpi/), and the results are copied back before XLA reads
 // them. MPI therefore never sees device pointers, so any MPI build works
@@ -113,9 +114,31 @@ ffi::Error GatherCudaImpl(cudaStream_t stream, int64_t comm_handle, int64_t row_
   return staged.success() ? std::move(result) : staged;
 }
 
+ffi::Error AllreduceCudaImpl(cudaStream_t stream, int64_t comm_handle, ffi::AnyBuffer x,
+                             ffi::Result<ffi::AnyBuffer> y) {
+  ffi::Error result = ffi::Error::Success();
+  const ffi::Error staged = ffi_handlers::guarded("jaxamg_mpi_allreduce_sum (CUDA)", [&] {
+    HostStaged h_x(x, true, stream), h_y(*y, false, stream);
+    synchronize(stream, "cudaStreamSynchronize (MPI operands)");
+    result = AllreduceImpl(comm_handle, h_x.any(), h_y.any());
+    if (result.success()) {
+      h_y.copy_out(stream);
+      synchronize(stream, "cudaStreamSynchronize (MPI results)");
+    }
+  });
+  return staged.success() ? std::move(result) : staged;
+}
+
 }  // namespace
 
 }  // namespace jaxamg::mpi_handlers
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxamgMpiAllreduceSumCuda, jaxamg::mpi_handlers::AllreduceCudaImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                  .Attr<int64_t>("comm")
+                                  .Arg<ffi::AnyBuffer>()   // x
+                                  .Ret<ffi::AnyBuffer>());  // sum over ranks
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxamgSolveMpiCuda, jaxamg::mpi_handlers::SolveMpiCudaImpl,
                               ffi::Ffi::Bind()
