@@ -18,6 +18,7 @@
 #include "api/linear_solver.h"
 #include "batch_lanes.h"
 #include "core/error.h"
+#include "core/finite_check.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace jaxamg::ffi_handlers {
@@ -130,10 +131,7 @@ Lane<T> lane_of(const CallLayout& L, int64_t lane, const int32_t* ptr, const int
 
 template <class T>
 bool all_finite(const T* v, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) {
-    if (!std::isfinite(v[i])) return false;
-  }
-  return true;
+  return all_entries_finite(v, count);
 }
 
 // What a lane with a NaN or Inf input reports: inside a compiled program a

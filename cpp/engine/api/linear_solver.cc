@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/finite_check.h"
 #include "solvers/factory.h"
 
 namespace jaxamg {
@@ -120,10 +121,9 @@ void LinearSolver<T>::load_values(const T* val, Index nnz, CsrMatrix<T>& into) c
                        " entries but the matrix was set up with " + std::to_string(input_nnz_) +
                        "; pass values for the same sparsity pattern");
   }
-  for (Index k = 0; k < nnz; ++k) {
-    if (!std::isfinite(static_cast<double>(val[k]))) {
-      throw InvalidInput("A: value " + std::to_string(k) + " is NaN or infinite; pass finite values");
-    }
+  const std::int64_t bad = first_non_finite(val, nnz);
+  if (bad < nnz) {
+    throw InvalidInput("A: value " + std::to_string(bad) + " is NaN or infinite; pass finite values");
   }
   if (value_map_.empty()) {
     std::copy(val, val + nnz, into.val.begin());
@@ -162,10 +162,9 @@ SolveResult LinearSolver<T>::solve(const T* b, T* x, Index n, bool use_x0, bool 
     throw InvalidInput("b: has " + std::to_string(n) + " entries but A has " +
                        std::to_string(A_->nrows) + " rows; pass one entry per row");
   }
-  for (Index i = 0; i < n; ++i) {
-    if (!std::isfinite(static_cast<double>(b[i]))) {
-      throw InvalidInput("b: entry " + std::to_string(i) + " is NaN or infinite; pass finite values");
-    }
+  const std::int64_t bad = first_non_finite(b, n);
+  if (bad < n) {
+    throw InvalidInput("b: entry " + std::to_string(bad) + " is NaN or infinite; pass finite values");
   }
   return run_solve(*solver_for(transpose), b, x, use_x0);
 }

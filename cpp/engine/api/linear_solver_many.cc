@@ -7,6 +7,7 @@
 #include "api/linear_solver.h"
 #include "batched/batched_krylov.h"
 #include "core/error.h"
+#include "core/finite_check.h"
 
 namespace jaxamg {
 
@@ -33,11 +34,10 @@ std::vector<SolveResult> LinearSolver<T>::solve_many(const T* B, T* X, Index n, 
     throw InvalidInput("nrhs = " + std::to_string(nrhs) + " is not a lane count; pass 0 or more");
   }
   const std::size_t total = static_cast<std::size_t>(n) * nrhs;
-  for (std::size_t e = 0; e < total; ++e) {
-    if (!std::isfinite(static_cast<double>(B[e]))) {
-      throw InvalidInput("B: entry " + std::to_string(e % n) + " of right-hand side " +
-                         std::to_string(e / n) + " is NaN or infinite; pass finite values");
-    }
+  const auto e = static_cast<std::size_t>(first_non_finite(B, static_cast<std::int64_t>(total)));
+  if (e < total) {
+    throw InvalidInput("B: entry " + std::to_string(e % n) + " of right-hand side " +
+                       std::to_string(e / n) + " is NaN or infinite; pass finite values");
   }
   std::vector<SolveResult> results;
   if (nrhs == 0) return results;
