@@ -7,8 +7,9 @@ x, the adjoint solve ``A^T lambda = g`` runs on the forward setup (the same
 operator when the matrix is marked symmetric, the engine's transpose
 otherwise), then ``dL/db = lambda`` and ``dL/dA_ij = -lambda_i x_j`` on the
 local pattern. The x_j of columns owned by other ranks arrive by a halo
-exchange (``jaxamg_mpi_gather_columns``): only boundary values travel, never
-the global vector. The gradient is that of the sum of all ranks' losses with
+exchange (``jaxamg_mpi_gather_columns``; in the sharded interface under jit
+``jax.lax.all_to_all``, ``_sharded_exchange``): only boundary values travel,
+never the global vector. The gradient is that of the sum of all ranks' losses with
 respect to this rank's values and b (each rank gets its own slice).
 
 Collectives on one communicator must be issued in the same order by every
@@ -34,8 +35,8 @@ from ._matrix import is_concrete, structure_fingerprint
 from ._mpi_comm import check_comm, comm_handle, run_and_agree
 from ._mpi_validate import WHERE, check_global, prepare_local, summary
 from ._solve import (
-    _report_adjoint,
     add_inconsistency,
+    report_adjoint_failure,
     _stats_lock,
     _to_runtime_error,
     jax_jit_lazy,
@@ -56,6 +57,10 @@ class _MpiStatic:
     comm: int  # Fortran handle
     row_start: int
     nglobal: int
+    # The gradient's column exchange when not the MPI one: the sharded
+    # interface's all_to_all plan (_sharded_exchange.AllToAllColumns), used
+    # inside shard_map.
+    exchange: Any = None
 
 
 def _native_solve(st: _MpiStatic, indptr, indices, data, rhs, guess, transpose, use_x0):
@@ -99,17 +104,21 @@ def _core():
         lam, stats = _native_solve(
             st, indptr, indices, data, g, jnp.zeros_like(g), not st.symmetric, False
         )
-        jax.debug.callback(_report_adjoint, stats)
+        # Every rank takes the same branch: the statuses are agreed.
+        lam = report_adjoint_failure(lam, stats)
         lam, x_after = jax.lax.optimization_barrier((lam, x))
-        x_columns = _ffi.gather_columns_call(
-            indptr,
-            indices,
-            x_after,
-            structure=st.structure,
-            comm=st.comm,
-            row_start=st.row_start,
-            nglobal=st.nglobal,
-        )
+        if st.exchange is not None:  # the sharded interface under jit: all_to_all
+            x_columns = st.exchange(x_after)
+        else:
+            x_columns = _ffi.gather_columns_call(
+                indptr,
+                indices,
+                x_after,
+                structure=st.structure,
+                comm=st.comm,
+                row_start=st.row_start,
+                nglobal=st.nglobal,
+            )
         d_data = -jnp.take(lam, rows, axis=-1) * x_columns
         # The b-cotangent leaves after the exchange, so collectives that use
         # it (the null-space projections) cannot overtake the exchange.

@@ -4,9 +4,10 @@ row-sharded JAX arrays in and out.
 Every rank's piece of the work is the MPI interface's own differentiable
 core (``_mpi_solve.mpi_linear_solve``: one collective native solve, a
 custom VJP whose adjoint is a native transposed solve and whose matrix
-gradient gathers the off-rank x_j by the native halo exchange). This module
-only moves data between the padded global layout and each rank's unpadded
-rows:
+gradient gathers the off-rank x_j: by the native halo exchange in a direct
+call, by ``jax.lax.all_to_all`` inside ``shard_map``, :mod:`._sharded_exchange`).
+This module only moves data between the padded global layout and each
+rank's unpadded rows:
 
 - a direct call (all operands concrete) reads this process's shards, runs
   the rank-local core and reassembles the global arrays; no ``shard_map``
@@ -25,6 +26,7 @@ GPU autotuning off (:mod:`._xla_setup`).
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any
 
@@ -38,6 +40,7 @@ from ._sharded_layout import (
     pad_last,
     row_sharding,
 )
+from ._sharded_exchange import AllToAllColumns
 from ._sharded_matrix import ShardedMatrix
 
 WHERE_SOLVER = "jaxamg.make_sharded_solver"
@@ -97,7 +100,11 @@ class ShardedSolve:
         self.matrix = matrix
         # This rank's rows of the declared null spaces (N, M), validated once.
         self._bases = bases
-        self._statics = statics  # use_x0 -> _MpiStatic
+        self._statics = statics  # use_x0 -> _MpiStatic (eager: the MPI exchange)
+        # Under shard_map the matrix gradient's columns travel by all_to_all,
+        # on a plan made here, once (collectively).
+        plan = AllToAllColumns(matrix.comm, matrix.axis_name, matrix.indices, matrix.row_counts)
+        self._traced_statics = {k: dataclasses.replace(v, exchange=plan) for k, v in statics.items()}
         self._structure = structure  # device (indptr, indices, rows)
         self._host_structure = (
             matrix.indptr,
@@ -232,7 +239,7 @@ class ShardedSolve:
         from jax.sharding import PartitionSpec as P
 
         m = self.matrix
-        st = self._statics[x0 is not None]
+        st = self._traced_statics[x0 is not None]
         if x0 is None:
             x0 = jnp.zeros_like(b)
         n, nnz, max_local = m.local_size, m.local_nnz, m.max_local_size

@@ -92,6 +92,24 @@ def _reported_adjoint(x, stats):
     return np.asarray(x)
 
 
+def report_adjoint_failure(x, stats):
+    """`x` unchanged; a failed adjoint solve (any lane's status not SUCCESS)
+    is reported from the host. The report is a pure callback that hands x
+    back, in a branch taken only on failure: an effectful
+    ``jax.debug.callback`` would take every jitted gradient off JAX's fast
+    dispatch path (about 0.3 ms a call, with nothing to report)."""
+    import jax
+    import jax.numpy as jnp
+
+    failed = jnp.any(stats[..., 2] != AMGXStatus.SUCCESS)
+    return jax.lax.cond(
+        failed,
+        lambda: jax.pure_callback(_reported_adjoint, jax.ShapeDtypeStruct(x.shape, x.dtype),
+                                  x, stats, vmap_method="sequential"),
+        lambda: x,
+    )
+
+
 @functools.lru_cache(maxsize=32)
 def _device_structure(fingerprint: tuple[int, int], indptr_bytes: bytes, indices_bytes: bytes):
     """Device copies of a concrete structure, made once per structure."""
@@ -183,19 +201,7 @@ def linear_solve(indptr, indices, rows, data, b, x0, st: _Static, nns=None):
         # forward operator, otherwise the engine solves with A^T on the
         # forward setup.
         x, stats = call(rhs, jnp.zeros_like(rhs), not st.symmetric, False)
-        # A failed adjoint is reported from the host, by a pure callback
-        # that hands x back unchanged, in a branch taken only when some lane
-        # did not succeed. An effectful jax.debug.callback would take every
-        # jitted gradient off JAX's fast dispatch path (about 0.3 ms a call,
-        # with nothing to report).
-        failed = jnp.any(stats[..., 2] != AMGXStatus.SUCCESS)
-        x = jax.lax.cond(
-            failed,
-            lambda: jax.pure_callback(_reported_adjoint, jax.ShapeDtypeStruct(x.shape, x.dtype),
-                                      x, stats, vmap_method="sequential"),
-            lambda: x,
-        )
-        return x, stats
+        return report_adjoint_failure(x, stats), stats
 
     return jax.lax.custom_linear_solve(matvec, b, forward, adjoint, has_aux=True)
 

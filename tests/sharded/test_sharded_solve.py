@@ -74,6 +74,23 @@ def test_solution_equals_serial_and_jit_equals_eager(comm, symmetric, unequal):
     assert_all(comm, np.array_equal(its, its_eager), f"iterations {its} vs {its_eager}")
 
 
+def test_matrix_gradient_under_jit_exchanges_by_all_to_all(comm):
+    """Inside shard_map the matrix gradient's off-rank x_j travel by
+    jax.lax.all_to_all (an XLA collective), not by the MPI gather target;
+    the gradient equals the serial one (test_gradients_equal_serial)."""
+    if comm.size == 1:
+        pytest.skip("one process has no off-rank columns")
+    M, b_global, (rs, re), A, b, solver = _setup(comm, False, True, seed=2)
+
+    def loss(data, rhs):
+        return jnp.sum(solver(rhs, A=data)[0] ** 2)
+
+    with jax.set_mesh(A.mesh):
+        text = jax.jit(jax.grad(loss)).lower(A.data, b).as_text()
+    assert_all(comm, "all_to_all" in text, "no all_to_all in the jitted gradient")
+    assert_all(comm, "jaxamg_mpi_gather_columns" not in text, "the MPI gather is still used")
+
+
 @pytest.mark.parametrize("symmetric", [True, False])
 @pytest.mark.parametrize("unequal", [False, True])
 def test_gradients_equal_serial(comm, symmetric, unequal):
