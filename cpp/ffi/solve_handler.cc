@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "handler_common.h"
+#include "openmp_team.h"
 #include "shared_matrix_lanes.h"
 #include "solver_cache.h"
 #include "xla/ffi/api/ffi.h"
@@ -137,6 +138,7 @@ ffi::Error solve_with(const SolveAttrs& at, const NearNullspace& nns,
                       ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                       ffi::AnyBuffer data, ffi::AnyBuffer b, ffi::AnyBuffer x0,
                       ffi::Result<ffi::AnyBuffer> x, ffi::Result<ffi::AnyBuffer> stats) {
+  keep_one_openmp_team();
   return guarded("jaxamg_solve", [&] {
     with_value_type("jaxamg_solve", data.element_type(), b.element_type(), x0.element_type(),
                     x->element_type(), [&](auto tag) {
