@@ -88,3 +88,27 @@ def amg_config(tolerance: float, *, outer: str = "PCG") -> str:
 
 def relative_error(x: np.ndarray, reference: np.ndarray) -> float:
     return float(np.linalg.norm(x.astype(np.float64) - reference) / np.linalg.norm(reference))
+
+
+def cache_entries() -> list:
+    """The native solver cache's entries (jaxamg.get_solver_cache_info)."""
+    import jaxamg
+
+    return jaxamg.get_solver_cache_info()["single_gpu"]["entries"]
+
+
+def assert_grads_match_central_differences(f, data, b, g_data, g_b, rng: np.random.Generator,
+                                           eps: float = 1e-6) -> None:
+    """`g_data`, `g_b` (the gradient of f(data, b)) against central differences
+    in 6 random matrix values and 4 random right-hand-side entries."""
+    import jax.numpy as jnp
+    import pytest
+
+    for k in rng.choice(data.shape[0], size=6, replace=False):
+        e = jnp.zeros_like(data).at[k].set(eps)
+        fd = (f(data + e, b) - f(data - e, b)) / (2 * eps)
+        assert float(g_data[k]) == pytest.approx(float(fd), rel=1e-5, abs=1e-8)
+    for i in rng.choice(b.shape[0], size=4, replace=False):
+        e = jnp.zeros_like(b).at[i].set(eps)
+        fd = (f(data, b + e) - f(data, b - e)) / (2 * eps)
+        assert float(g_b[i]) == pytest.approx(float(fd), rel=1e-5, abs=1e-8)

@@ -14,6 +14,7 @@ import scipy.sparse.linalg as spla
 from jax.experimental import sparse as jsparse
 
 import jaxamg
+from helpers import cache_entries
 
 jax.config.update("jax_enable_x64", True)
 
@@ -27,15 +28,7 @@ CONFIG = {"solver": "CG", "tolerance": 1e-10, "max_iters": 200}
 CONFIG32 = dict(CONFIG, tolerance=1e-6)
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    jaxamg.clear_solver_cache()
-    yield
-    jaxamg.clear_solver_cache()
-
-
-def entries():
-    return jaxamg.get_solver_cache_info()["single_gpu"]["entries"]
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 def jitted(dtype):
@@ -119,7 +112,7 @@ def test_every_single_value_change_is_seen():
     assert_close(x, solution_for(values, b), 1e-8)
     # The same values again: served without any setup work.
     solve(values, b, np.zeros(N))
-    (e,) = entries()
+    (e,) = cache_entries()
     assert e["setups"] == 1 and e["resetups"] == changes and e["reuses"] == 1
 
 
@@ -139,5 +132,5 @@ def test_values_changed_in_place_in_one_numpy_buffer_are_seen():
         values[3 * (N // 4)] += scale  # and one entry on its own
         x = f(jax.device_put(values), b)
         assert_close(x, solution_for(values.copy(), b), 1e-8)
-    (e,) = entries()
+    (e,) = cache_entries()
     assert e["setups"] == 1 and e["resetups"] == 2 and e["reuses"] == 1
