@@ -33,8 +33,9 @@ using jaxamg::LinearSolver;
 
 namespace {
 
-// Read-only views: the engine copies what it keeps, and NumPy arrays that are
-// not writeable (views of JAX buffers, numpy.frombuffer) must be accepted too.
+// Read-only views: the engine copies what it keeps (unless setup is told
+// copy=False), and NumPy arrays that are not writeable (views of JAX
+// buffers, numpy.frombuffer) must be accepted too.
 using Array = nb::ndarray<nb::ro, nb::ndim<1>, nb::device::cpu>;
 // An (n, m) row-major array (near-null-space vectors, one column per vector).
 using Matrix = nb::ndarray<nb::ro, nb::ndim<2>, nb::device::cpu, nb::c_contig>;
@@ -93,6 +94,20 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> owned_array(std::vector<T>&& v) {
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), {heap->size()}, owner);
 }
 
+// References to the arrays a borrowed matrix reads. They may be released
+// from a thread without the GIL (a later setup drops the previous matrix
+// with the GIL released), so the deleter takes it.
+struct HeldArrays {
+  Array indptr, indices, data;
+};
+std::shared_ptr<const void> hold(const Array& indptr, const Array& indices, const Array& data) {
+  return std::shared_ptr<const HeldArrays>(new HeldArrays{indptr, indices, data},
+                                           [](const HeldArrays* p) {
+                                             nb::gil_scoped_acquire gil;
+                                             delete p;
+                                           });
+}
+
 class EngineSolver {
   // Helpers first: their deduced return types must be known where used.
   template <class T>
@@ -135,7 +150,7 @@ class EngineSolver {
   }
 
   void setup(const Array& indptr, const Array& indices, const Array& data, Index block_dim,
-             const std::optional<Matrix>& near_nullspace) {
+             const std::optional<Matrix>& near_nullspace, bool copy) {
     const Index* rp = data_of<Index>(indptr, "setup", "indptr", "int32");
     const Index* ci = data_of<Index>(indices, "setup", "indices", "int32");
     if (indptr.size() < 2) {
@@ -169,10 +184,25 @@ class EngineSolver {
         B = static_cast<const T*>(near_nullspace->data());
         m = checked_index(near_nullspace->shape(1), "setup", "near_nullspace");
       }
+      if (copy) {
+        nb::gil_scoped_release release;
+        std::lock_guard<std::mutex> lock(mutex_);
+        s.solver.setup(n, rp, ci, v, nnz, block_dim, B, m);
+        return;
+      }
+      // The engine reads the arrays in place and holds them (through
+      // nanobind's references) until it no longer does.
+      std::shared_ptr<const void> keep = hold(indptr, indices, data);
       nb::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex_);
-      s.solver.setup(n, rp, ci, v, nnz, block_dim, B, m);
+      s.solver.setup_borrowed(n, rp, ci, v, nnz, std::move(keep), block_dim, B, m);
     });
+  }
+
+  // True if the last setup reads the caller's arrays in place (copy=False
+  // on an already canonical matrix).
+  bool borrows_matrix() {
+    return locked([](auto& s) { return s.solver.matrix_borrowed(); });
   }
 
   void resetup(const Array& data) { new_values(data, "resetup", false); }
@@ -296,10 +326,17 @@ NB_MODULE(_engine, m) {
            "Parses an AmgX JSON (or legacy text) config; dtype is 'float32' or 'float64'.")
       .def("setup", &EngineSolver::setup, nb::arg("indptr"), nb::arg("indices"), nb::arg("data"),
            nb::arg("block_dim") = 1, nb::arg("near_nullspace") = nb::none(),
+           nb::arg("copy") = true,
            "Full setup on a square CSR matrix (int32 indptr/indices, values of the dtype);\n"
            "block_dim k > 1 declares k x k blocks (node-interleaved unknowns);\n"
            "near_nullspace: an (n, m) C-contiguous array of the dtype for smoothed\n"
-           "aggregation (x_smoothed_aggregation 2).")
+           "aggregation (x_smoothed_aggregation 2).\n"
+           "copy=False: if every row's columns are sorted and unique, the solver reads\n"
+           "indptr, indices and data in place instead of copying them, and keeps\n"
+           "references to them; do not modify them until the next setup (resetup and\n"
+           "replace_values never write into them). Otherwise it copies as usual.")
+      .def_prop_ro("borrows_matrix", &EngineSolver::borrows_matrix,
+                   "True if the last setup reads the caller's arrays in place (copy=False).")
       .def("resetup", &EngineSolver::resetup, nb::arg("data"),
            "New values for the same pattern: keeps coarsening, recomputes the numbers.")
       .def("replace_values", &EngineSolver::replace_values, nb::arg("data"),

@@ -210,11 +210,18 @@ def _solve(args: argparse.Namespace) -> int:
                     f"{name}: the value {big:.3e} overflows float32 (largest {limit:.3e}); "
                     "use --dtype float64"
                 )
-    data = A.data.astype(dtype)
+    data = A.data.astype(dtype, copy=False)
 
     # NotImplementedError (a solver the engine does not provide) is a
     # RuntimeError and is reported by main like the other engine errors.
-    solver.setup(A.indptr.astype(np.int32), A.indices.astype(np.int32), data)
+    # copy=False: the engine reads these arrays in place (A is not modified
+    # while it lives), so the matrix is held once, not twice.
+    solver.setup(
+        A.indptr.astype(np.int32, copy=False),
+        A.indices.astype(np.int32, copy=False),
+        data,
+        copy=False,
+    )
     x, info = solver.solve(
         b.astype(dtype),
         None if x0 is None else x0.astype(dtype),

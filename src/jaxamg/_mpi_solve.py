@@ -2,20 +2,32 @@
 column indices) and its slice of b; one collective native solve returns this
 rank's slice of x.
 
-Differentiation is a custom VJP, as JAX-AMG's: for a cotangent g of the local
-x, the adjoint solve ``A^T lambda = g`` runs on the forward setup (the same
-operator when the matrix is marked symmetric, the engine's transpose
-otherwise), then ``dL/db = lambda`` and ``dL/dA_ij = -lambda_i x_j`` on the
-local pattern. The x_j of columns owned by other ranks arrive by a halo
+Differentiation mirrors the single-process solve (``_solve.linear_solve``):
+the core is a ``jax.custom_jvp`` whose rule gives ``dx = A^-1 (db - dA x)``,
+the tangent solve being the same ``custom_linear_solve`` over native calls
+(``_solve.native_linear_solve``). ``dA x`` needs x at every column of the
+local pattern; the x_j of columns owned by other ranks arrive by the halo
 exchange (``jaxamg_mpi_gather_columns``; in the sharded interface under jit
 ``jax.lax.all_to_all``, ``_sharded_exchange``): only boundary values travel,
-never the global vector. The gradient is that of the sum of all ranks' losses with
-respect to this rank's values and b (each rank gets its own slice).
+never the global vector, and only when the values have a tangent. JAX
+derives the rest: forward mode (jvp, jacfwd, linearize) runs the tangent
+solve on the forward setup; reverse mode transposes it into the adjoint
+solve ``A^T lambda = g`` on the forward setup (the same operator when the
+matrix is marked symmetric, the engine's transpose otherwise), with
+``dL/db = lambda`` and ``dL/dA_ij = -lambda_i x_j`` on the local pattern. The
+gradient is that of the sum of all ranks' losses with respect to this rank's
+values and b (each rank gets its own slice). Second derivatives work in b;
+those in the values would need the exchange's transpose and raise
+(``SECOND_ORDER``).
 
 Collectives on one communicator must be issued in the same order by every
-rank: the halo exchange is made to depend on the adjoint solve's result
-(``optimization_barrier``), so it cannot be scheduled before it on any rank,
-and the b-cotangent is released only after the exchange.
+rank, so one solve's collectives form one chain of real operand
+dependences (XLA's CPU runtime runs custom calls that read disjoint buffers
+concurrently; an ``optimization_barrier`` does not order them): the
+exchange reads the solve's x, x is released recomputed from the exchanged
+values, and the tangent or adjoint solve takes a vector computed from them
+(from x when there is no exchange) as its unread guess operand. The chain
+is: solve, exchange, tangent or adjoint solve.
 
 Singular systems (``nullspace``, ``transpose_nullspace``, rows distributed
 like b) wrap this core in the projections of ``_mpi_nullspace``.
@@ -36,11 +48,12 @@ from ._mpi_comm import check_comm, comm_handle, run_and_agree
 from ._mpi_validate import WHERE, check_global, prepare_local, summary
 from ._solve import (
     add_inconsistency,
-    report_adjoint_failure,
     _stats_lock,
     _to_runtime_error,
     jax_jit_lazy,
     make_info,
+    native_linear_solve,
+    pattern_product,
     structure_arrays,
 )
 
@@ -83,49 +96,107 @@ def _native_solve(st: _MpiStatic, indptr, indices, data, rhs, guess, transpose, 
     )
 
 
-@functools.cache
-def _core():
-    """The custom-VJP solve, built on first use (importing JAX lazily)."""
+def _exchange(st: _MpiStatic, indptr, indices, x):
+    """x at the column of every stored entry of this rank's rows (pattern
+    order): the owned columns read locally, the others by the halo exchange
+    (the cached native plan; the sharded interface's all_to_all plan inside
+    shard_map). Only boundary values travel. Collective."""
+    if st.exchange is not None:
+        return st.exchange(x)
+    return _ffi.gather_columns_call(
+        indptr, indices, x, structure=st.structure, comm=st.comm, row_start=st.row_start,
+        nglobal=st.nglobal,
+    )
+
+
+def _after(value, token):
+    """`value`, recomputed from `token` (``value + 0 * sum(token)``) so that
+    whatever reads it runs after `token` is computed. Collectives need this
+    real dependence: XLA's CPU runtime orders custom calls by the buffers
+    they read, and an optimization_barrier only aliases them. (A non-finite
+    token, a failed solve's, makes the value NaN, which it is then anyway.)"""
     import jax
     import jax.numpy as jnp
 
-    @functools.partial(jax.custom_vjp, nondiff_argnums=(0,))
+    token = jax.lax.stop_gradient(token)
+    return value + jnp.zeros((), value.dtype) * jnp.sum(token, axis=-1, keepdims=True)
+
+
+SECOND_ORDER = (
+    "`jaxamg.solve`: in MPI mode, derivatives with respect to the matrix values are of first "
+    "order only (jax.grad, jax.jvp, jax.jacfwd, jax.linearize); a second derivative that "
+    "involves them (e.g. jax.hessian with respect to the values, or differentiating a "
+    "value-gradient again) needs the transposed halo exchange, which is not available. "
+    "Second derivatives with respect to b work; for the others solve on one process."
+)
+
+
+@functools.cache
+def _first_order_only():
+    """The identity, whose derivative raises SECOND_ORDER: marks the values
+    that only a second derivative with respect to the matrix would
+    differentiate (the exchanged x_j, the values inside the tangent solve's
+    matvec)."""
+    import jax
+
+    @jax.custom_jvp
+    def fixed(v):
+        return v
+
+    @fixed.defjvp
+    def _no_derivative(primals, tangents):
+        raise NotImplementedError(SECOND_ORDER)
+
+    return fixed
+
+
+@functools.cache
+def _core():
+    """The custom-JVP solve, built on first use (importing JAX lazily)."""
+    import jax
+    import jax.numpy as jnp
+    from jax.custom_derivatives import SymbolicZero
+
+    fixed = _first_order_only()
+
+    @functools.partial(jax.custom_jvp, nondiff_argnums=(0,))
     def core(st, indptr, indices, rows, data, b, x0):
         return _native_solve(st, indptr, indices, data, b, x0, False, st.use_x0)
 
-    def fwd(st, indptr, indices, rows, data, b, x0):
-        x, stats = _native_solve(st, indptr, indices, data, b, x0, False, st.use_x0)
-        return (x, stats), (indptr, indices, rows, data, x, x0)
+    def core_jvp(st, primals, tangents):
+        indptr, indices, rows, data, b, x0 = primals
+        d_data, db = tangents[3], tangents[4]
+        n = b.shape[-1]
+        x, stats = core(st, *primals)
+        rhs = jnp.zeros_like(b) if isinstance(db, SymbolicZero) else db
+        # Every rank must issue one solve's collectives in one order: the
+        # tangent (or adjoint) solve takes `order` as an operand, so it runs
+        # after the forward solve, and after the exchange when there is one.
+        order = x
+        if not isinstance(d_data, SymbolicZero):
+            # dA x: x at the pattern's columns, the off-rank ones by the halo
+            # exchange, which reads x (so it follows the solve); x leaves
+            # only after the exchange.
+            x_columns = _exchange(st, indptr, indices, fixed(x))
+            rhs = rhs - pattern_product(d_data, x_columns, rows, n)
+            order = jax.ops.segment_sum(x_columns, rows, num_segments=n)
+            x = _after(x, order)
+        values = fixed(data)
 
-    def bwd(st, residuals, cotangents):
-        indptr, indices, rows, data, x, x0 = residuals
-        g = cotangents[0]
-        # The adjoint starts from zero and reuses the forward setup.
-        lam, stats = _native_solve(
-            st, indptr, indices, data, g, jnp.zeros_like(g), not st.symmetric, False
-        )
-        # Every rank takes the same branch: the statuses are agreed.
-        lam = report_adjoint_failure(lam, stats)
-        lam, x_after = jax.lax.optimization_barrier((lam, x))
-        if st.exchange is not None:  # the sharded interface under jit: all_to_all
-            x_columns = st.exchange(x_after)
-        else:
-            x_columns = _ffi.gather_columns_call(
-                indptr,
-                indices,
-                x_after,
-                structure=st.structure,
-                comm=st.comm,
-                row_start=st.row_start,
-                nglobal=st.nglobal,
-            )
-        d_data = -jnp.take(lam, rows, axis=-1) * x_columns
-        # The b-cotangent leaves after the exchange, so collectives that use
-        # it (the null-space projections) cannot overtake the exchange.
-        lam, _ = jax.lax.optimization_barrier((lam, x_columns))
-        return (None, None, None, d_data.astype(data.dtype), lam, jnp.zeros_like(x0))
+        def matvec(v):
+            return pattern_product(values, _exchange(st, indptr, indices, v), rows, n)
 
-    core.defvjp(fwd, bwd)
+        call = functools.partial(_native_solve, st, indptr, indices, jax.lax.stop_gradient(data))
+        # dx = A^-1 (db - dA x). Reverse mode transposes this: the adjoint
+        # solve A^T lambda = g on the forward setup, dL/db = lambda and
+        # dL/dA_ij = -lambda_i x_j from the exchanged x_j. The matvec is
+        # differentiated only for second derivatives in the values, which
+        # `fixed` refuses, so JAX need not transpose the exchange.
+        dx, _ = native_linear_solve(matvec, call, rhs, None, False, st.symmetric, order=order,
+                                    symmetric_matvec=True)
+        return (x, stats), (dx, jnp.zeros_like(stats))
+
+    core.defjvp(core_jvp, symbolic_zeros=True)
     return core
 
 
@@ -257,6 +328,8 @@ def solve_mpi(
                 x, stats = core(local.b)
             if is_concrete(x):
                 x = jax.block_until_ready(x)
+            else:
+                _wait_if_eager((x, stats))
         except jax.errors.JaxRuntimeError as e:
             raise _to_runtime_error(e) from None
         info = make_info(stats, st.history_len)
@@ -275,6 +348,25 @@ def solve_mpi(
 
         write_stats_file(text, save_stats_file)
     return x, info
+
+
+def _wait_if_eager(values) -> None:
+    """Waits for the arrays inside the tracers of a transformation applied
+    outside jit (jax.jvp, jax.jacfwd, the forward pass of jax.grad): as after
+    a direct call, the native collectives have ended when solve returns, so
+    the host-side checks of the next MPI call cannot interleave with them.
+    Under jit there are no arrays inside, and nothing waits."""
+    import jax
+
+    pending, ready = list(jax.tree_util.tree_leaves(values)), []
+    while pending:
+        value = pending.pop()
+        if isinstance(value, jax.core.Tracer):
+            # JVP tracers hold primal and tangent, batching tracers val.
+            pending.extend(getattr(value, name, None) for name in ("primal", "tangent", "val"))
+        elif isinstance(value, jax.Array):
+            ready.append(value)
+    jax.block_until_ready(ready)
 
 
 def _take_stats_text() -> str:

@@ -3,9 +3,10 @@ row-sharded JAX arrays in and out.
 
 Every rank's piece of the work is the MPI interface's own differentiable
 core (``_mpi_solve.mpi_linear_solve``: one collective native solve, a
-custom VJP whose adjoint is a native transposed solve and whose matrix
-gradient gathers the off-rank x_j: by the native halo exchange in a direct
-call, by ``jax.lax.all_to_all`` inside ``shard_map``, :mod:`._sharded_exchange`).
+custom JVP whose tangent and adjoint solves are native solves on the forward
+setup and whose ``dA x`` gathers the off-rank x_j: by the native halo
+exchange in a direct call, by ``jax.lax.all_to_all`` inside ``shard_map``,
+:mod:`._sharded_exchange`).
 This module only moves data between the padded global layout and each
 rank's unpadded rows:
 

@@ -1,6 +1,7 @@
-"""The matrix gradient's column exchange of the sharded interface under jit:
-``dL/dA_ij = -lambda_i x_j`` needs x at every column of this rank's pattern,
-and the columns owned by other ranks arrive by ``jax.lax.all_to_all`` over the
+"""The matrix derivative's column exchange of the sharded interface under jit:
+``dL/dA_ij = -lambda_i x_j`` (reverse mode) and ``dA x`` (forward mode) need
+x at every column of this rank's pattern, and the columns owned by other
+ranks arrive by ``jax.lax.all_to_all`` over the
 mesh axis inside ``shard_map`` (an XLA collective: JAX's CPU collectives
 between CPU processes, NCCL between GPUs). Eager calls keep the MPI exchange
 of the MPI interface (``jaxamg_mpi_gather_columns``).

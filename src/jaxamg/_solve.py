@@ -157,6 +157,53 @@ _structure_memo_lock = threading.Lock()
 _stats_lock = threading.Lock()
 
 
+def pattern_product(values, x_at_columns, rows, n: int):
+    """The CSR product ``sum_j values_ij x_j`` from x read at every stored
+    entry's column (``x_at_columns``, pattern order) and the entries' rows."""
+    import jax
+
+    return jax.ops.segment_sum(values * x_at_columns, rows, num_segments=n)
+
+
+def native_linear_solve(matvec, call, b, guess, use_guess: bool, symmetric: bool, *,
+                        order=None, symmetric_matvec: bool = False):
+    """``jax.lax.custom_linear_solve`` whose solve and transpose_solve are
+    native calls: returns (x, stats).
+
+    ``call(rhs, guess, transpose, use_guess) -> (x, stats)`` is one native
+    solve. The forward starts from `guess` (zeros when None); the adjoint
+    always starts from zero, with the forward operator when `symmetric`,
+    otherwise the engine's A^T on the forward setup. JAX differentiates the
+    matrix values through `matvec` (which must be the operator A).
+
+    `order` (a vector shaped like b, or None) is passed as the guess operand
+    of calls that start from zero (the engine does not read it then), so
+    that they run after whatever computed it: distributed solves order their
+    collectives by it. A real operand is needed: XLA's CPU runtime schedules
+    custom calls by the buffers they read, and an optimization_barrier only
+    aliases buffers. ``symmetric_matvec`` spares JAX transposing `matvec`
+    (its transpose is then taken to be `matvec` itself, used only to
+    differentiate the adjoint with respect to the values).
+    """
+    import jax
+    import jax.numpy as jnp
+
+    def start(rhs):
+        return jnp.zeros_like(rhs) if order is None else order
+
+    def forward(_matvec, rhs):
+        if guess is None:
+            return call(rhs, start(rhs), False, False)
+        return call(rhs, guess, False, use_guess)
+
+    def adjoint(_matvec, rhs):
+        x, stats = call(rhs, start(rhs), not symmetric, False)
+        return report_adjoint_failure(x, stats), stats
+
+    return jax.lax.custom_linear_solve(matvec, b, forward, adjoint,
+                                       symmetric=symmetric_matvec, has_aux=True)
+
+
 @functools.partial(jax_jit_lazy, static_argnames=("st",))
 def linear_solve(indptr, indices, rows, data, b, x0, st: _Static, nns=None):
     """The differentiable core: returns (x, stats).
@@ -165,7 +212,6 @@ def linear_solve(indptr, indices, rows, data, b, x0, st: _Static, nns=None):
     reuse compiled code instead of re-tracing the linear solve every time.
     """
     import jax
-    import jax.numpy as jnp
 
     n = b.shape[-1]
     x0 = jax.lax.stop_gradient(x0)
@@ -174,7 +220,7 @@ def linear_solve(indptr, indices, rows, data, b, x0, st: _Static, nns=None):
     nns = None if nns is None else jax.lax.stop_gradient(nns)
 
     def matvec(x):
-        return jax.ops.segment_sum(data * x[indices], rows, num_segments=n)
+        return pattern_product(data, x[indices], rows, n)
 
     def call(rhs, guess, transpose, use_x0):
         return _ffi.solve_call(
@@ -193,17 +239,7 @@ def linear_solve(indptr, indices, rows, data, b, x0, st: _Static, nns=None):
             near_nullspace=nns,
         )
 
-    def forward(_matvec, rhs):
-        return call(rhs, x0, False, st.use_x0)
-
-    def adjoint(_matvec, rhs):
-        # The adjoint always starts from zero; a symmetric matrix reuses the
-        # forward operator, otherwise the engine solves with A^T on the
-        # forward setup.
-        x, stats = call(rhs, jnp.zeros_like(rhs), not st.symmetric, False)
-        return report_adjoint_failure(x, stats), stats
-
-    return jax.lax.custom_linear_solve(matvec, b, forward, adjoint, has_aux=True)
+    return native_linear_solve(matvec, call, b, x0, st.use_x0, st.symmetric)
 
 
 def make_info(stats, history_len: int) -> dict:

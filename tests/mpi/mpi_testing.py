@@ -39,6 +39,14 @@ def global_max(comm, value: float) -> float:
     return max(comm.allgather(float(value)))
 
 
+def relative(comm, local_diff, local_ref) -> float:
+    """The global relative 2-norm difference from per-rank pieces (the same
+    number on every rank)."""
+    d = sum(comm.allgather(float(np.sum(np.square(local_diff)))))
+    r = sum(comm.allgather(float(np.sum(np.square(local_ref)))))
+    return float(np.sqrt(d / r))
+
+
 def assert_all_raise(comm, exc_type, fn, match: str | None = None) -> str:
     """`fn()` must raise `exc_type` on every rank, with the same message on
     every rank (containing `match`). Returns the message."""

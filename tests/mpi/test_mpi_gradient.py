@@ -19,6 +19,7 @@ from mpi_testing import (  # noqa: E402
     local_block,
     needs_native_mpi,
     nonsymmetric_matrix,
+    relative,
     spd_matrix,
     split_rows,
 )
@@ -27,13 +28,6 @@ import jaxamg  # noqa: E402
 from jaxamg import matrices  # noqa: E402
 
 pytestmark = needs_native_mpi
-
-
-def relative(comm, local_diff, local_ref):
-    """Global relative 2-norm difference from per-rank pieces."""
-    d = sum(comm.allgather(float(np.sum(np.square(local_diff)))))
-    r = sum(comm.allgather(float(np.sum(np.square(local_ref)))))
-    return np.sqrt(d / r)
 
 
 @pytest.mark.parametrize("kind", ["symmetric", "nonsymmetric", "block-nonsym"])

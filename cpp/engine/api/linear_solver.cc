@@ -19,9 +19,8 @@ LinearSolver<T>::LinearSolver(Config config) : ctx_(std::make_unique<SolverConte
 }
 
 template <class T>
-void LinearSolver<T>::setup(Index nrows, const Index* row_ptr, const Index* col, const T* val,
-                            Index nnz, Index block_dim, const T* near_nullspace,
-                            Index near_nullspace_cols) {
+void LinearSolver<T>::check_shape(Index nrows, const Index* row_ptr, Index nnz,
+                                  Index block_dim) const {
   if (nrows <= 0) {
     throw InvalidInput("A: the matrix has " + std::to_string(nrows) +
                        " rows; pass a non-empty square matrix");
@@ -47,30 +46,62 @@ void LinearSolver<T>::setup(Index nrows, const Index* row_ptr, const Index* col,
                          std::to_string(row_ptr[i + 1]));
     }
   }
+}
+
+template <class T>
+void LinearSolver<T>::setup(Index nrows, const Index* row_ptr, const Index* col, const T* val,
+                            Index nnz, Index block_dim, const T* near_nullspace,
+                            Index near_nullspace_cols) {
+  check_shape(nrows, row_ptr, nnz, block_dim);
   auto A = std::make_shared<CsrMatrix<T>>();
   A->nrows = A->ncols = nrows;
   A->row_ptr.assign(row_ptr, row_ptr + nrows + 1);
   A->col.assign(col, col + nnz);
   A->val.assign(val, val + nnz);
   A->block_dim = block_dim;
+  setup_matrix(std::move(A), row_ptr, col, nnz, near_nullspace, near_nullspace_cols);
+}
+
+template <class T>
+void LinearSolver<T>::setup_borrowed(Index nrows, const Index* row_ptr, const Index* col,
+                                     const T* val, Index nnz,
+                                     std::shared_ptr<const void> keep_alive, Index block_dim,
+                                     const T* near_nullspace, Index near_nullspace_cols) {
+  check_shape(nrows, row_ptr, nnz, block_dim);
+  auto A = std::make_shared<CsrMatrix<T>>();
+  A->nrows = A->ncols = nrows;
+  A->row_ptr = CsrArray<Index>::borrow(row_ptr, static_cast<std::size_t>(nrows) + 1, keep_alive);
+  A->col = CsrArray<Index>::borrow(col, static_cast<std::size_t>(nnz), keep_alive);
+  A->val = CsrArray<T>::borrow(val, static_cast<std::size_t>(nnz), std::move(keep_alive));
+  A->block_dim = block_dim;
+  setup_matrix(std::move(A), row_ptr, col, nnz, near_nullspace, near_nullspace_cols);
+}
+
+template <class T>
+void LinearSolver<T>::setup_matrix(std::shared_ptr<CsrMatrix<T>> A, const Index* row_ptr,
+                                   const Index* col, Index nnz, const T* near_nullspace,
+                                   Index near_nullspace_cols) {
+  const Index nrows = A->nrows;
   value_map_.clear();
   // canonicalize reports whether the input had unsorted or repeated columns
-  // (it checks every row, in parallel, before reordering any).
+  // (it checks every row, in parallel, before reordering any); it leaves a
+  // borrowed matrix borrowed unless it has to reorder it.
   const bool sorted = !canonicalize(*A, "A");
   if (!sorted && nnz > 0) {
     value_map_.resize(nnz);
     // Map every input entry to its canonical slot by searching its column in
     // the canonical row (columns are sorted and unique there).
+    const CsrMatrix<T>& C = *A;
     for (Index i = 0; i < nrows; ++i) {
-      const Index* b = A->col.data() + A->row_ptr[i];
-      const Index* e = A->col.data() + A->row_ptr[i + 1];
+      const Index* b = C.col.data() + C.row_ptr[i];
+      const Index* e = C.col.data() + C.row_ptr[i + 1];
       for (Index k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
-        value_map_[k] = static_cast<Index>(std::lower_bound(b, e, col[k]) - A->col.data());
+        value_map_[k] = static_cast<Index>(std::lower_bound(b, e, col[k]) - C.col.data());
       }
     }
   }
   input_nnz_ = nnz;
-  A_ = A;
+  A_ = std::move(A);
   transposed_.reset();
   drop_batch();
   set_near_nullspace(near_nullspace, near_nullspace_cols);

@@ -60,6 +60,20 @@ class LinearSolver {
   void setup(Index nrows, const Index* row_ptr, const Index* col, const T* val, Index nnz,
              Index block_dim = 1, const T* near_nullspace = nullptr,
              Index near_nullspace_cols = 0);
+  // setup without the copy: when the caller's arrays are already canonical
+  // (columns sorted and unique in every row) the solver reads row_ptr, col
+  // and val in place; otherwise it copies them as setup does. The arrays
+  // must stay alive and unchanged until the next setup or the solver's
+  // destruction; `keep_alive` (may be null) is held that long, e.g. the
+  // object that owns them. resetup and replace_values never write into
+  // them: they work on an own copy (core/csr_array.h).
+  void setup_borrowed(Index nrows, const Index* row_ptr, const Index* col, const T* val,
+                      Index nnz, std::shared_ptr<const void> keep_alive, Index block_dim = 1,
+                      const T* near_nullspace = nullptr, Index near_nullspace_cols = 0);
+  // True if the fine matrix reads the caller's arrays (setup_borrowed).
+  bool matrix_borrowed() const {
+    return A_ && (A_->row_ptr.borrowed() || A_->col.borrowed() || A_->val.borrowed());
+  }
   // New values for the pattern given to setup, in the caller's order (the
   // same layout as setup's `val`). Keeps coarsening and interpolation
   // pattern (structure_reuse) and recomputes the numbers.
@@ -89,6 +103,11 @@ class LinearSolver {
   const Config& config() const { return ctx_->config; }
 
  private:
+  // Checks the row offsets and block size (InvalidInput) before any copy.
+  void check_shape(Index nrows, const Index* row_ptr, Index nnz, Index block_dim) const;
+  // setup's work after the matrix has been stored (copied or borrowed) in A.
+  void setup_matrix(std::shared_ptr<CsrMatrix<T>> A, const Index* row_ptr, const Index* col,
+                    Index nnz, const T* near_nullspace, Index near_nullspace_cols);
   void load_values(const T* val, Index nnz, CsrMatrix<T>& into) const;
   // The solver for A, or for A^T (built on first use from this setup).
   Solver<T>* solver_for(bool transpose);

@@ -63,6 +63,8 @@ std::vector<ParamSpec> build() {
       D("max_row_sum", 1.1), D("interp_truncation_factor", 1.1), I("interp_max_elements", -1),
       I("aggressive_levels", 0), S("aggressive_selector", "DEFAULT", kSelectors),
       S("aggressive_interpolator", "MULTIPASS", kInterpolators),
+      // extension: dist/dist_classical.h (classical AMG on distributed matrices)
+      S("x_dist_coarsening", "ACROSS_PROCESSES", {"ACROSS_PROCESSES", "RANK_LOCAL"}),
       S("energymin_interpolator", "EM", {"EM"}), I("affinity_iterations", 4),
       I("affinity_vectors", 4),
       // Aggregation.

@@ -41,6 +41,7 @@ const std::set<std::string> kAmg = {
     "filter_weights_alpha", "full_ghost_level", "notay_weights", "modified_handshake",
     "serial_matching", "ghost_offdiag_limit", "aggregate_size",
     "aggregation_edge_weight_component", "x_smoothed_aggregation", "x_sa_strength_threshold",
+    "x_dist_coarsening",
     "x_amg_precision",
     "coarseAgenerator",
     "coarseAgenerator_coarse",

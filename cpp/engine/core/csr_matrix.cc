@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <sstream>
+#include <utility>
 
 #include "core/error.h"
 
@@ -23,16 +24,19 @@ template <class T>
 Index CsrMatrix<T>::find_diagonal() {
   diag_pos.assign(nrows, -1);
   Index missing = 0;
+  // Const views: reading a borrowed matrix must not copy it.
+  const Index* rp = std::as_const(row_ptr).data();
+  const Index* ci = std::as_const(col).data();
   // Small matrices (coarse levels) are searched serially: a parallel region
   // costs more than the loop there.
 #pragma omp parallel for reduction(+ : missing) schedule(static) if (nrows > 8192)
   for (Index i = 0; i < nrows; ++i) {
     // Columns are sorted: binary search.
-    const Index* b = col.data() + row_ptr[i];
-    const Index* e = col.data() + row_ptr[i + 1];
+    const Index* b = ci + rp[i];
+    const Index* e = ci + rp[i + 1];
     const Index* p = std::lower_bound(b, e, i);
     if (p != e && *p == i) {
-      diag_pos[i] = static_cast<Index>(p - col.data());
+      diag_pos[i] = static_cast<Index>(p - ci);
     } else {
       ++missing;
     }
@@ -51,34 +55,37 @@ std::vector<T> CsrMatrix<T>::diagonal() const {
 
 template <class T>
 bool canonicalize(CsrMatrix<T>& A, const std::string& what) {
+  // Reads go through a const view: a borrowed matrix (core/csr_array.h)
+  // that is already canonical stays borrowed.
+  const CsrMatrix<T>& C = A;
   auto fail = [&](const std::string& msg) { throw InvalidInput(what + ": " + msg); };
   if (A.nrows < 0 || A.ncols < 0) fail("negative shape");
-  if (static_cast<Index>(A.row_ptr.size()) != A.nrows + 1) {
+  if (static_cast<Index>(C.row_ptr.size()) != A.nrows + 1) {
     std::ostringstream os;
-    os << "row offsets have " << A.row_ptr.size() << " entries but the matrix has " << A.nrows
+    os << "row offsets have " << C.row_ptr.size() << " entries but the matrix has " << A.nrows
        << " rows; pass nrows + 1 offsets";
     fail(os.str());
   }
-  if (A.row_ptr[0] != 0) fail("row offsets must start at 0, got " + std::to_string(A.row_ptr[0]));
+  if (C.row_ptr[0] != 0) fail("row offsets must start at 0, got " + std::to_string(C.row_ptr[0]));
   for (Index i = 0; i < A.nrows; ++i) {
-    if (A.row_ptr[i + 1] < A.row_ptr[i]) {
+    if (C.row_ptr[i + 1] < C.row_ptr[i]) {
       fail("row offsets must be non-decreasing; row " + std::to_string(i) + " has offsets " +
-           std::to_string(A.row_ptr[i]) + " > " + std::to_string(A.row_ptr[i + 1]));
+           std::to_string(C.row_ptr[i]) + " > " + std::to_string(C.row_ptr[i + 1]));
     }
   }
-  const Index nnz = A.row_ptr[A.nrows];
-  if (static_cast<Index>(A.col.size()) != nnz || static_cast<Index>(A.val.size()) != nnz) {
+  const Index nnz = C.row_ptr[A.nrows];
+  if (static_cast<Index>(C.col.size()) != nnz || static_cast<Index>(C.val.size()) != nnz) {
     std::ostringstream os;
-    os << "row offsets announce " << nnz << " entries but " << A.col.size()
-       << " column indices and " << A.val.size() << " values were given";
+    os << "row offsets announce " << nnz << " entries but " << C.col.size()
+       << " column indices and " << C.val.size() << " values were given";
     fail(os.str());
   }
   bool changed = false;
   // Check ranges and finiteness, and whether every row is already sorted
   // (in parallel; the first offending row is found again serially).
-  const Index* rp = A.row_ptr.data();
-  const Index* ci = A.col.data();
-  const T* v = A.val.data();
+  const Index* rp = C.row_ptr.data();
+  const Index* ci = C.col.data();
+  const T* v = C.val.data();
   const Index ncols = A.ncols;
   Index bad_index_row = A.nrows, bad_value_row = A.nrows;
   int unsorted = 0;
@@ -124,7 +131,7 @@ bool canonicalize(CsrMatrix<T>& A, const std::string& what) {
     std::vector<std::pair<Index, T>> row;
     for (Index i = 0; i < A.nrows; ++i) {
       row.clear();
-      for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) row.emplace_back(A.col[k], A.val[k]);
+      for (Index k = C.row_ptr[i]; k < C.row_ptr[i + 1]; ++k) row.emplace_back(C.col[k], C.val[k]);
       std::stable_sort(row.begin(), row.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       for (size_t k = 0; k < row.size(); ++k) {
@@ -137,9 +144,9 @@ bool canonicalize(CsrMatrix<T>& A, const std::string& what) {
       }
       new_ptr[i + 1] = static_cast<Index>(new_col.size());
     }
-    A.row_ptr.swap(new_ptr);
-    A.col.swap(new_col);
-    A.val.swap(new_val);
+    A.row_ptr = std::move(new_ptr);
+    A.col = std::move(new_col);
+    A.val = std::move(new_val);
   }
   A.find_diagonal();
   return changed;

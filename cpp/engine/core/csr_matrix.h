@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/csr_array.h"
 #include "core/distribution.h"
 #include "core/types.h"
 
@@ -17,9 +18,11 @@ template <class T>
 struct CsrMatrix {
   Index nrows = 0;
   Index ncols = 0;
-  std::vector<Index> row_ptr{0};  // nrows + 1
-  std::vector<Index> col;         // nnz
-  std::vector<T> val;             // nnz
+  // Owned, or borrowed from the caller (core/csr_array.h: read-only, copied
+  // on the first write).
+  CsrArray<Index> row_ptr{0};  // nrows + 1
+  CsrArray<Index> col;         // nnz
+  CsrArray<T> val;             // nnz
   std::vector<Index> diag_pos;    // nrows; filled by find_diagonal()
   // Rows (and columns) form square block_dim x block_dim blocks, unknowns
   // interleaved node-major: row i*block_dim + c is component c of node i.

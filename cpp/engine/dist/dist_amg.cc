@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "amg/classical/classical_coarsening.h"
 #include "amg/coarsening.h"
 #include "core/error.h"
 #include "dist/dist_transpose.h"
@@ -79,7 +80,9 @@ void DistAmg<T>::solver_setup(bool reuse_structure) {
   // splitting (or aggregates) from the new values; the products follow.
   std::vector<Kept> kept;
   if (reuse) {
-    for (Level& L : levels_) kept.push_back({std::move(L.coarsening), std::move(L.P)});
+    for (Level& L : levels_) {
+      kept.push_back({std::move(L.coarsening), std::move(L.classical), std::move(L.P)});
+    }
   }
   const Config& cfg = this->ctx_.config;
   const std::string& scope = this->scope_;
@@ -182,7 +185,10 @@ void DistAmg<T>::transpose_levels(const DistAmg& src) {
     D.global_rows = S.global_rows;
     D.global_nnz = S.global_nnz;
     if (l + 1 < src.levels_.size()) {
-      D.P = S.P;  // block diagonal, local: the same on A^T
+      D.P = S.P;  // the same P on A^T (restriction P^T, prolongation P)
+      D.p_ghosts = S.p_ghosts;
+      D.p_plan = S.p_plan;
+      D.p_halo.assign(S.p_ghosts.size(), T(0));
       D.nc = S.nc;
       D.piecewise = false;  // no value-only resetup: a new A^T gets a new transposed solver
     }
@@ -191,7 +197,62 @@ void DistAmg<T>::transpose_levels(const DistAmg& src) {
 }
 
 template <class T>
+bool DistAmg<T>::across_processes(int l) const {
+  if (this->param_string("algorithm") != "CLASSICAL" ||
+      this->param_string("x_dist_coarsening") != "ACROSS_PROCESSES") {
+    return false;
+  }
+  // The same answer on every process: the config is the same everywhere.
+  return DistClassical<T>::supports(
+      classical::classical_params(this->ctx_.config, this->scope_, l));
+}
+
+template <class T>
+bool DistAmg<T>::accept_coarse(const Level& L, int64_t global_nc, int64_t min_rows) const {
+  // As the serial AMG: keep the coarse level only if it is smaller and not
+  // below the coarsest size.
+  const double threshold = this->param_double("coarsen_threshold");
+  return !(global_nc == 0 || global_nc >= L.global_rows ||
+           static_cast<double>(global_nc) > threshold * static_cast<double>(L.global_rows) ||
+           global_nc < min_rows);
+}
+
+template <class T>
+bool DistAmg<T>::coarsen_across(int l, int64_t min_rows, Kept& previous) {
+  Level& L = levels_[l];
+  const CsrMatrix<T>& A = *L.A;
+  std::unique_ptr<DistClassical<T>> dc = std::move(previous.classical);
+  // A rebuild exchanges with the neighbours: every process must take it.
+  const bool fits = dc != nullptr && dc->fits(A);
+  DistProlongation<T> dp;
+  if (comm_.min_int(fits ? 1 : 0) == 1) {
+    dc->rebuild(*L.op, A, dp);
+  } else {
+    dc = std::make_unique<DistClassical<T>>(
+        classical::classical_params(this->ctx_.config, this->scope_, l));
+    dc->build(*L.op, A, dp);
+  }
+  if (!accept_coarse(L, comm_.sum_int(dp.nc), min_rows)) return false;
+  L.nc = dp.nc;
+  L.P = std::move(dp.P);
+  L.p_ghosts = std::move(dp.ghosts);
+  L.classical = std::move(dc);
+  L.coarsening.reset();
+  L.piecewise = false;
+  L.coef.clear();
+  L.coarse_slot.clear();
+  const RowPartition cpart = RowPartition::from_counts(comm_, L.nc);
+  L.p_plan = std::make_shared<const HaloPlan>(comm_, cpart, L.p_ghosts);
+  L.p_halo.assign(L.p_ghosts.size(), T(0));
+  LocalMatrix<T> coarse = galerkin(L, cpart, A.block_dim);
+  levels_.emplace_back();
+  levels_.back().A = coarse.A;
+  return true;
+}
+
+template <class T>
 bool DistAmg<T>::coarsen(int l, int64_t min_rows, Kept previous) {
+  if (across_processes(l)) return coarsen_across(l, min_rows, previous);
   Level& L = levels_[l];
   const CsrMatrix<T>& A = *L.A;
   const Index n = A.nrows;
@@ -244,18 +305,14 @@ bool DistAmg<T>::coarsen(int l, int64_t min_rows, Kept previous) {
     coarse_block = coarsening->coarse_block_dim(A.block_dim);
   });
   const Index nc = ops.P.ncols;
-  const int64_t global_nc = comm_.sum_int(nc);
-  // As the serial AMG: keep the coarse level only if it is smaller and not
-  // below the coarsest size.
-  const double threshold = this->param_double("coarsen_threshold");
-  if (global_nc == 0 || global_nc >= L.global_rows ||
-      static_cast<double>(global_nc) > threshold * static_cast<double>(L.global_rows) ||
-      global_nc < min_rows) {
-    return false;
-  }
+  if (!accept_coarse(L, comm_.sum_int(nc), min_rows)) return false;
   L.nc = nc;
   L.P = std::move(ops.P);
+  L.p_ghosts.clear();
+  L.p_plan.reset();
+  L.p_halo.clear();
   L.coarsening = std::move(coarsening);
+  L.classical.reset();
   const RowPartition cpart = RowPartition::from_counts(comm_, nc);
   // Piecewise constant P (aggregation): the fast path with value-only
   // resetup. Any process with a longer row sends everyone the general way.
@@ -265,6 +322,9 @@ bool DistAmg<T>::coarsen(int l, int64_t min_rows, Kept previous) {
   if (!L.piecewise) {
     L.coef.clear();
     L.coarse_slot.clear();
+    // Block diagonal: a plan without ghosts (the Galerkin product and the
+    // cycle treat every general P alike).
+    L.p_plan = std::make_shared<const HaloPlan>(comm_, cpart, L.p_ghosts);
     LocalMatrix<T> coarse = galerkin(L, cpart, coarse_block);
     levels_.emplace_back();
     levels_.back().A = coarse.A;
@@ -336,126 +396,6 @@ bool DistAmg<T>::coarsen(int l, int64_t min_rows, Kept previous) {
   levels_.emplace_back();
   levels_.back().A = coarse.A;
   return true;
-}
-
-template <class T>
-LocalMatrix<T> DistAmg<T>::galerkin(Level& L, const RowPartition& cpart, Index coarse_block) {
-  // A_c = P^T A P with P block diagonal: row I of A_c collects p_iI a_ic
-  // p_cJ over the fine rows i of this process, so A_c's rows are local;
-  // only the rows of P for A's ghost columns travel (neighbour to
-  // neighbour, through the level's halo plan), with global coarse columns.
-  const CsrMatrix<T>& A = *L.A;
-  const CsrMatrix<T>& P = L.P;
-  const Index n = A.nrows;
-  const HaloPlan& plan = L.op->plan();
-  const auto& sidx = plan.send_index();
-  std::vector<int64_t> len(n), ghost_len(plan.num_ghosts());
-  for (Index i = 0; i < n; ++i) len[i] = P.row_ptr[i + 1] - P.row_ptr[i];
-  plan.exchange(len.data(), ghost_len.data());
-  std::vector<int64_t> ghost_start(ghost_len.size() + 1, 0);
-  for (std::size_t g = 0; g < ghost_len.size(); ++g) ghost_start[g + 1] = ghost_start[g] + ghost_len[g];
-  std::vector<int64_t> out_col, in_col(static_cast<std::size_t>(ghost_start.back()));
-  std::vector<T> out_val, in_val(in_col.size());
-  std::vector<int> out_off{0};
-  for (std::size_t q = 0; q < plan.send_ranks().size(); ++q) {
-    for (int s = plan.send_offsets()[q]; s < plan.send_offsets()[q + 1]; ++s) {
-      const Index i = sidx[s];
-      for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
-        out_col.push_back(cpart.row_start + P.col[k]);
-        out_val.push_back(P.val[k]);
-      }
-    }
-    out_off.push_back(static_cast<int>(out_col.size()));
-  }
-  std::vector<MPI_Request> reqs;
-  for (std::size_t q = 0; q < plan.recv_ranks().size(); ++q) {
-    const int64_t first = ghost_start[plan.recv_offsets()[q]];
-    const int count = static_cast<int>(ghost_start[plan.recv_offsets()[q + 1]] - first);
-    reqs.emplace_back();
-    MPI_Irecv(in_col.data() + first, count, MPI_INT64_T, plan.recv_ranks()[q], kHaloTag + 2,
-              comm_.comm(), &reqs.back());
-    reqs.emplace_back();
-    MPI_Irecv(in_val.data() + first, count, mpi_type<T>(), plan.recv_ranks()[q], kHaloTag + 3,
-              comm_.comm(), &reqs.back());
-  }
-  for (std::size_t q = 0; q < plan.send_ranks().size(); ++q) {
-    const int count = out_off[q + 1] - out_off[q];
-    reqs.emplace_back();
-    MPI_Isend(out_col.data() + out_off[q], count, MPI_INT64_T, plan.send_ranks()[q],
-              kHaloTag + 2, comm_.comm(), &reqs.back());
-    reqs.emplace_back();
-    MPI_Isend(out_val.data() + out_off[q], count, mpi_type<T>(), plan.send_ranks()[q],
-              kHaloTag + 3, comm_.comm(), &reqs.back());
-  }
-  MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE);
-  // Coarse columns in compact form: [0, nc) owned, nc + k the k-th ghost
-  // coarse id (sorted) met in the received rows of P.
-  const Index nc = L.nc;
-  std::vector<int64_t> cghost(in_col);
-  std::sort(cghost.begin(), cghost.end());
-  cghost.erase(std::unique(cghost.begin(), cghost.end()), cghost.end());
-  std::vector<Index> in_cc(in_col.size());
-  for (std::size_t q = 0; q < in_col.size(); ++q) {
-    in_cc[q] = nc + static_cast<Index>(std::lower_bound(cghost.begin(), cghost.end(), in_col[q]) -
-                                       cghost.begin());
-  }
-  // P^T by rows (local), then row I of A_c = sum over i in P^T(I) of
-  // p_iI sum_c a_ic P(c, :), accumulated with a marker (a row-wise SpGEMM).
-  std::vector<Index> pt_ptr(static_cast<std::size_t>(nc) + 1, 0), pt_row(P.col.size());
-  std::vector<T> pt_val(P.col.size());
-  for (Index c : P.col) ++pt_ptr[c + 1];
-  for (Index I = 0; I < nc; ++I) pt_ptr[I + 1] += pt_ptr[I];
-  {
-    std::vector<Index> fill(pt_ptr.begin(), pt_ptr.end() - 1);
-    for (Index i = 0; i < n; ++i) {
-      for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
-        const Index slot = fill[P.col[k]]++;
-        pt_row[slot] = i;
-        pt_val[slot] = P.val[k];
-      }
-    }
-  }
-  const std::size_t width = static_cast<std::size_t>(nc) + cghost.size();
-  std::vector<Index> marker(width, -1), row_cols;
-  std::vector<T> acc(width, T(0));
-  std::vector<int32_t> rp(static_cast<std::size_t>(nc) + 1, 0), cols;
-  std::vector<T> vals;
-  auto add = [&](Index I, Index J, T v) {
-    if (marker[J] != I) {
-      marker[J] = I;
-      acc[J] = v;
-      row_cols.push_back(J);
-    } else {
-      acc[J] += v;
-    }
-  };
-  for (Index I = 0; I < nc; ++I) {
-    row_cols.clear();
-    for (Index t = pt_ptr[I]; t < pt_ptr[I + 1]; ++t) {
-      const Index i = pt_row[t];
-      const T p = pt_val[t];
-      for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
-        const Index c = A.col[k];
-        const T pa = p * A.val[k];
-        if (c < n) {
-          for (Index q = P.row_ptr[c]; q < P.row_ptr[c + 1]; ++q) add(I, P.col[q], pa * P.val[q]);
-        } else {
-          for (int64_t q = ghost_start[c - n]; q < ghost_start[c - n + 1]; ++q) {
-            add(I, in_cc[q], pa * in_val[q]);
-          }
-        }
-      }
-    }
-    std::sort(row_cols.begin(), row_cols.end());
-    for (Index J : row_cols) {
-      cols.push_back(static_cast<int32_t>(J < nc ? cpart.row_start + J : cghost[J - nc]));
-      vals.push_back(acc[J]);
-    }
-    rp[I + 1] = static_cast<int32_t>(cols.size());
-  }
-  return localize(comm_, cpart, GlobalRows<T>{rp.data(), cols.data(), vals.data(),
-                                              static_cast<int64_t>(cols.size())},
-                  coarse_block, "coarse A");
 }
 
 template <class T>

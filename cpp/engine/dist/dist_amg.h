@@ -1,18 +1,26 @@
 // Distributed AMG: the hierarchy and cycles the engine's AMG hands over
 // when its matrix is distributed (Distribution::make_multigrid).
 //
-// - Coarsening is rank-local: each process coarsens its owned square block
-//   with the engine's configured algorithm (AGGREGATION, or CLASSICAL with
-//   its PMIS/HMIS splitting and interpolation), so P is block diagonal and
-//   restriction/prolongation need no communication. Aggregates and C/F
-//   splittings never cross processes; for classical AMG and smoothed
+// - Classical AMG (PMIS or HMIS with D1 or D2) coarsens across processes by
+//   default (x_dist_coarsening = ACROSS_PROCESSES, dist_classical.h):
+//   strength on the full local rows, PMIS with weights from global ids (the
+//   serial splitting on any partition), interpolation from C points of any
+//   process, so P has ghost coarse columns and its own halo plan.
+// - Otherwise coarsening is rank-local: each process coarsens its owned
+//   square block with the engine's configured algorithm (AGGREGATION, or
+//   CLASSICAL with x_dist_coarsening = RANK_LOCAL or a selector/interpolator
+//   not built across processes), so P is block diagonal. Aggregates and C/F
+//   splittings then never cross processes; for classical AMG and smoothed
 //   aggregation the couplings to other processes are lumped onto the
-//   diagonal of the coarsened block (PMIS across boundaries is not built).
+//   diagonal of the coarsened block.
 // - Galerkin A_c = P^T A P is formed row by row on the owning process. A
 //   piecewise constant P (aggregation) needs only the coarse ids and P values
 //   of ghost rows; a general P (classical, smoothed aggregation) needs the
-//   ghost rows of P; both travel through the level's halo plan. A_c gets its
-//   own partition and plan.
+//   ghost rows of P; both travel through the level's halo plan. With ghost
+//   coarse columns the partial rows of other processes' coarse points go to
+//   their owners along P's plan (dist_amg_galerkin.cc). A_c gets its own
+//   partition and plan. Restriction and prolongation exchange along P's
+//   plan (nothing for a block-diagonal P).
 // - Every level but the coarsest smooths with the configured smoother,
 //   distributed (JACOBI_L1, BLOCK_JACOBI, GS (hybrid), CHEBYSHEV).
 // - The coarsest level (global rows <= dense_lu_num_rows with DENSE_LU_SOLVER,
@@ -30,8 +38,9 @@
 // A resetup with new values on the same pattern keeps each level's
 // coarsening. With a piecewise constant P it keeps aggregates, plans and
 // coarse patterns and recomputes the values (one pass per level). Otherwise
-// classical AMG rebuilds P on its splitting and interpolation pattern
-// (smoothed aggregation on its aggregates) and forms the products anew.
+// classical AMG rebuilds P on its splitting, strength and interpolation
+// pattern (smoothed aggregation on its aggregates) and forms the products
+// anew.
 //
 // Cycles: V, W, F and the K-cycles CG and CGF, with the serial AMG's
 // recursion (amg/amg_cycle.cc); the K-cycle's inner products are global sums.
@@ -42,6 +51,7 @@
 
 #include "amg/amg_level.h"
 #include "amg/coarsening.h"
+#include "dist/dist_classical.h"
 #include "dist/dist_matrix.h"
 #include "solvers/solver.h"
 
@@ -66,10 +76,23 @@ class DistAmg final : public Solver<T> {
   struct Level {
     std::shared_ptr<const CsrMatrix<T>> A;  // distributed (dist attached)
     const DistOperator<T>* op = nullptr;
-    CsrMatrix<T> P;          // local rows x local coarse rows (block diagonal)
-    // The rank-local coarsening of this level, kept so that a resetup with
-    // new values rebuilds P on the same splitting (Coarsening::rebuild).
+    // Local rows x [owned | ghost] coarse columns: block diagonal (no ghost
+    // columns) when coarsened rank-locally; classical AMG across processes
+    // interpolates from other processes' C points, ghost coarse column k
+    // being global coarse row p_ghosts[k].
+    CsrMatrix<T> P;
+    std::vector<int64_t> p_ghosts;
+    // Halo plan of P's ghost coarse columns (on the coarse partition), for
+    // prolongation (forward) and restriction (reverse); null for a
+    // piecewise constant P, which never has ghost columns.
+    std::shared_ptr<const HaloPlan> p_plan;
+    std::vector<T> p_halo;  // P's ghost coarse values / partial sums
+    std::vector<T> p_back;  // partial sums received for owned coarse rows
+    // The coarsening of this level, kept so that a resetup with new values
+    // rebuilds P on the same splitting: rank-local (Coarsening::rebuild) or
+    // classical across processes (DistClassical::rebuild).
     std::unique_ptr<Coarsening<T>> coarsening;
+    std::unique_ptr<DistClassical<T>> classical;
     bool piecewise = false;  // at most one entry per row of P on every process
     // Piecewise P: per entry k of A, p_i p_j and its slot in the coarse
     // matrix (-1: none), for value-only resetups.
@@ -90,12 +113,21 @@ class DistAmg final : public Solver<T> {
   // A level's coarsening and P from the last setup, for a rebuild.
   struct Kept {
     std::unique_ptr<Coarsening<T>> coarsening;
+    std::unique_ptr<DistClassical<T>> classical;
     CsrMatrix<T> P;
   };
   // Coarsens level l (rebuilding `previous.coarsening` on the pattern of
   // `previous.P` when given); returns false if it should be the coarsest.
   bool coarsen(int l, int64_t min_rows, Kept previous);
-  // A_c = P^T A P for a general block-diagonal P (classical, smoothed).
+  // Classical coarsening across processes (dist_classical.h) of level l;
+  // false if the level should be the coarsest.
+  bool coarsen_across(int l, int64_t min_rows, Kept& previous);
+  // Whether level l coarsens with classical AMG across processes.
+  bool across_processes(int l) const;
+  // Whether the coarse level (global_nc rows) is kept, as the serial AMG.
+  bool accept_coarse(const Level& L, int64_t global_nc, int64_t min_rows) const;
+  // A_c = P^T A P for a general P (classical, smoothed), with or without
+  // ghost coarse columns (dist_amg_galerkin.cc).
   LocalMatrix<T> galerkin(Level& L, const RowPartition& cpart, Index coarse_block);
   void consolidate();
   // Resetup with the sparsity of the previous setup: new values only.

@@ -1,8 +1,10 @@
 // The cycles of the distributed AMG (dist_amg.h): the serial AMG's
-// recursion (amg/amg_cycle.cc) on distributed levels. P is block diagonal, so
-// restriction and prolongation stay on each process; the coarsest level is
-// gathered to rank 0 and solved there; the K-cycle's inner products are
-// global sums, so every process takes the same branches.
+// recursion (amg/amg_cycle.cc) on distributed levels. Prolongation reads the
+// coarse values of P's ghost columns (a halo exchange along P's plan);
+// restriction by P^T sends the partial sums of those columns back to their
+// owners (the reverse exchange); a block-diagonal P needs neither. The
+// coarsest level is gathered to rank 0 and solved there; the K-cycle's
+// inner products are global sums, so every process takes the same branches.
 #include <algorithm>
 
 #include "amg/cycle_recursion.h"
@@ -48,17 +50,36 @@ void DistAmg<T>::fixed(std::size_t l, CycleType type, const T* b, T* x, bool x_i
     L.op->residual(*L.A, x, b, r);
   }
   Level& C = levels_[l + 1];
-  // P is block diagonal (coarsening is rank-local): no communication here.
   const CsrMatrix<T>& P = L.P;
+  const Index nc = L.nc;
+  // Restriction: owned coarse rows directly, ghost ones to their owners.
   std::fill(C.b.begin(), C.b.end(), T(0));
+  std::fill(L.p_halo.begin(), L.p_halo.end(), T(0));
   for (Index i = 0; i < n; ++i) {
-    for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) C.b[P.col[k]] += P.val[k] * r[i];
+    for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+      const Index c = P.col[k];
+      (c < nc ? C.b[c] : L.p_halo[c - nc]) += P.val[k] * r[i];
+    }
+  }
+  // Neighbour-to-neighbour only: a process without neighbours in P's plan
+  // takes no part.
+  const bool halo = L.p_plan != nullptr &&
+                    (!L.p_plan->send_ranks().empty() || !L.p_plan->recv_ranks().empty());
+  if (halo) {
+    const auto& sidx = L.p_plan->send_index();
+    L.p_back.resize(sidx.size());
+    L.p_plan->reverse(L.p_halo.data(), L.p_back.data());
+    for (std::size_t s = 0; s < sidx.size(); ++s) C.b[sidx[s]] += L.p_back[s];
   }
   // As the serial cycle: the coarsest level is always solved once.
   dispatch(l + 1, l + 2 == levels_.size() ? CycleType::kV : type);
+  if (halo) L.p_plan->exchange(C.x.data(), L.p_halo.data());
   for (Index i = 0; i < n; ++i) {
     T s = 0;
-    for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) s += P.val[k] * C.x[P.col[k]];
+    for (Index k = P.row_ptr[i]; k < P.row_ptr[i + 1]; ++k) {
+      const Index c = P.col[k];
+      s += P.val[k] * (c < nc ? C.x[c] : L.p_halo[c - nc]);
+    }
     x[i] += s;
   }
   if (L.smoother && postsweeps_ > 0) L.smoother->apply(b, x, false, postsweeps_);

@@ -191,23 +191,18 @@ bool Solver<T>::converged(double nrm) const {
 }
 
 template <class T>
+StoppingRule Solver<T>::stopping_rule() const {
+  StoppingRule rule;
+  rule.type = convergence_;
+  rule.tolerance = tolerance_;
+  rule.alt_rel_tolerance = alt_rel_tolerance_;
+  rule.eps = std::is_same<T, float>::value ? 1e-6 : 1e-12;
+  return rule;
+}
+
+template <class T>
 bool Solver<T>::converged_with(double nrm, double initial, double largest) const {
-  const double eps = std::is_same<T, float>::value ? 1e-6 : 1e-12;
-  switch (convergence_) {
-    case ConvergenceType::kAbsolute:
-      return nrm < tolerance_;
-    case ConvergenceType::kRelativeIni:
-      if (initial <= 1e-20) return true;
-      return nrm / initial <= tolerance_ ||
-             nrm <= std::max(initial * eps, 1e-20);
-    case ConvergenceType::kRelativeMax:
-      if (largest <= 1e-20) return true;
-      return nrm / largest <= tolerance_ || nrm <= std::max(largest * eps, 1e-20);
-    case ConvergenceType::kCombinedRelIniAbs:
-      return nrm < tolerance_ ||
-             (initial > 0 && nrm / initial <= alt_rel_tolerance_);
-  }
-  return false;
+  return stopping_rule().converged(nrm, initial, largest);
 }
 
 template <class T>

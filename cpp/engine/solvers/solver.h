@@ -13,6 +13,7 @@
 #include "core/csr_matrix.h"
 #include "core/near_nullspace.h"
 #include "core/types.h"
+#include "solvers/stopping_rule.h"
 
 namespace jaxamg {
 
@@ -99,6 +100,8 @@ class Solver {
   // initial and largest norms so far are `initial` and `largest` (the
   // batched solves of batched/ run it once per right-hand side).
   bool converged_with(double nrm, double initial, double largest) const;
+  // That test as a value (for loops that run it elsewhere, e.g. on a GPU).
+  StoppingRule stopping_rule() const;
 
  protected:
   virtual void solver_setup(bool reuse_structure) = 0;

@@ -83,9 +83,11 @@ std::string classical_config(const std::string& outer, const std::string& interp
            "selector": "PMIS", "interpolator": ")" + interp + R"(", "max_iters": 1,
            "cycle": "V", "max_levels": 20, "presweeps": 1, "postsweeps": 1,
            "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 32,
+           "x_dist_coarsening": "RANK_LOCAL",
            "smoother": {"solver": "JACOBI_L1", "scope": "jac"}}}})";
 }
 
+// (Classical AMG across processes, the default: test_dist_classical.cc.)
 TEST(DistAmg, ClassicalPmisWithRankLocalSplittingMatchesSerial) {
   // PMIS and interpolation run on each process's block; P has several
   // entries per row, so its ghost rows travel for the Galerkin product.

@@ -16,6 +16,8 @@
 // the classical coarsening of the finest level (AMG scope SCOPE of the
 // config) and its Galerkin product, wall clock and CPU time, best of R.
 // --aniso2d runs the matrix of bench/problems.py's aniso2d (n^2 unknowns) instead.
+// The solver reads the matrix in place (LinearSolver::setup_borrowed), as
+// bench/engine_runner.py does; --copy times setup's copy of it instead.
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -221,7 +223,9 @@ struct Run {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s CONFIG.json [n ...] [--repeat R] [--levels]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s CONFIG.json [n ...] [--repeat R] [--levels] [--aniso2d] [--copy]\n",
+                 argv[0]);
     return 2;
   }
   std::ifstream cf(argv[1]);
@@ -237,11 +241,14 @@ int main(int argc, char** argv) {
   bool show_levels = false;
   std::string level0_scope;
   bool aniso = false;
+  bool copy = false;
   for (int a = 2; a < argc; ++a) {
     if (std::strcmp(argv[a], "--repeat") == 0 && a + 1 < argc) {
       repeat = std::atoi(argv[++a]);
     } else if (std::strcmp(argv[a], "--aniso2d") == 0) {
       aniso = true;
+    } else if (std::strcmp(argv[a], "--copy") == 0) {
+      copy = true;
     } else if (std::strcmp(argv[a], "--levels") == 0) {
       show_levels = true;
     } else if (std::strcmp(argv[a], "--level0") == 0 && a + 1 < argc) {
@@ -284,7 +291,12 @@ int main(int argc, char** argv) {
       const long rss0 = proc_kib("VmRSS:");
       double t = now(), c = cpu_seconds();
       LinearSolver<double> s(config);
-      s.setup(N, p.rp.data(), p.ci.data(), p.v.data(), static_cast<Index>(p.v.size()));
+      if (copy) {
+        s.setup(N, p.rp.data(), p.ci.data(), p.v.data(), static_cast<Index>(p.v.size()));
+      } else {
+        s.setup_borrowed(N, p.rp.data(), p.ci.data(), p.v.data(), static_cast<Index>(p.v.size()),
+                         nullptr);
+      }
       r.setup = now() - t;
       r.setup_cpu = cpu_seconds() - c;
       r.mem_x = (proc_kib("VmHWM:") - rss0) * 1024.0 / csr_bytes;

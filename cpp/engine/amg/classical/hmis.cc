@@ -56,6 +56,11 @@ class MeasureBuckets {
 }  // namespace
 
 void hmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf) {
+  ruge_stueben_first_pass(S, cf);
+  pmis(S, seed, cf);
+}
+
+void ruge_stueben_first_pass(const StrengthGraph& S, std::vector<int8_t>& cf) {
   const Index n = S.n;
   if (static_cast<Index>(cf.size()) != n) cf.assign(n, kUndecided);
   // The first pass walks S^T (the dependents of a new C point).
@@ -89,7 +94,6 @@ void hmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf) {
     for (Index k = S.row_ptr[i]; k < S.row_ptr[i + 1]; ++k)
       if (cf[S.col[k]] == kUndecided) buckets.change(S.col[k], -1);
   }
-  pmis(S, seed, cf);
 }
 
 }  // namespace jaxamg::classical

@@ -39,6 +39,11 @@ void pmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf);
 // empty vector: every point undecided).
 void hmis(const StrengthGraph& S, uint64_t seed, std::vector<int8_t>& cf);
 
+// HMIS's first pass alone (hmis = this, then pmis): decides C points greedily
+// by measure and makes their undecided dependents F. The distributed HMIS
+// runs it on each process's block of S, then PMIS across processes.
+void ruge_stueben_first_pass(const StrengthGraph& S, std::vector<int8_t>& cf);
+
 // Aggressive coarsening (hypre's two-stage scheme): a first PMIS (or HMIS)
 // splitting, then PMIS (HMIS) again on its C points with distance-two
 // strength (c depends on c' if c' is in S_c or in S_m for some m in S_c).

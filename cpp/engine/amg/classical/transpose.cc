@@ -14,10 +14,10 @@ namespace {
 // entries then go after those of lower-numbered threads, so every row of
 // the transpose comes out sorted without atomics or a final sort. With
 // `scatter` null only the offsets are computed.
-template <class Scatter>
-void transpose_impl(Index nrows, Index ncols, const std::vector<Index>& row_ptr,
-                    const std::vector<Index>& col, std::vector<Index>& t_row_ptr,
-                    const Scatter* scatter) {
+// `Offsets` is std::vector<Index> or CsrArray<Index> (a matrix's row_ptr).
+template <class Offsets, class Scatter>
+void transpose_impl(Index nrows, Index ncols, const Index* row_ptr, const Index* col,
+                    Offsets& t_row_ptr, const Scatter* scatter) {
   t_row_ptr.assign(ncols + 1, 0);
   const int nt = nrows > kSerialBelow ? omp_get_max_threads() : 1;
   // Allocated by the calling thread (see assemble.h).
@@ -61,7 +61,7 @@ void transpose_pattern(Index n, const std::vector<Index>& row_ptr, const std::ve
                        std::vector<Index>& t_row_ptr, std::vector<Index>& t_col, bool columns) {
   t_col.assign(columns ? col.size() : 0, 0);
   auto put = [&t_col](Index dst, Index i, Index) { t_col[dst] = i; };
-  transpose_impl(n, n, row_ptr, col, t_row_ptr, columns ? &put : nullptr);
+  transpose_impl(n, n, row_ptr.data(), col.data(), t_row_ptr, columns ? &put : nullptr);
 }
 
 template <class T>
@@ -73,7 +73,7 @@ CsrMatrix<T> parallel_transpose(const CsrMatrix<T>& A) {
     B.col[dst] = i;
     B.val[dst] = A.val[k];
   };
-  transpose_impl(A.nrows, A.ncols, A.row_ptr, A.col, B.row_ptr, &put);
+  transpose_impl(A.nrows, A.ncols, A.row_ptr.data(), A.col.data(), B.row_ptr, &put);
   B.find_diagonal();
   return B;
 }

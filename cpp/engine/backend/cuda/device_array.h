@@ -52,7 +52,11 @@ class DeviceArray {
     resize(n);
     if (n > 0) check(cudaMemcpy(ptr_, host, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
   }
-  void assign(const std::vector<T>& host) { assign(host.data(), host.size()); }
+  // Any contiguous host container of T (std::vector, the engine's CSR arrays).
+  template <class Container>
+  void assign(const Container& host) {
+    assign(host.data(), host.size());
+  }
 
   T* data() { return ptr_; }
   const T* data() const { return ptr_; }

@@ -18,6 +18,9 @@ DeviceMixedAmg::DeviceMixedAmg(cusparseHandle_t handle, const MixedPrecisionAmg&
       n_(static_cast<std::size_t>(amg.matrix().nrows)) {
   b_lo_.resize(n_);
   x_lo_.resize(n_);
+  // Allocated here, not at the first refinement step: a step may be
+  // captured into a CUDA graph, where allocation is not allowed.
+  r_hi_.resize(n_);
 }
 
 void DeviceMixedAmg::cycle(const double* b, double* x, bool x_is_zero, cudaStream_t s) {
@@ -30,7 +33,6 @@ void DeviceMixedAmg::cycle(const double* b, double* x, bool x_is_zero, cudaStrea
     traffic_.bytes += 2 * (lo + hi);
     return;
   }
-  if (r_hi_.size() != n_) r_hi_.resize(n_);
   check(cudaMemcpyAsync(r_hi_.data(), b, n_ * sizeof(double), cudaMemcpyDeviceToDevice, s),
         "cudaMemcpyAsync (mixed residual)");
   A_.spmv(handle_, -1.0, x, 1.0, r_hi_.data());

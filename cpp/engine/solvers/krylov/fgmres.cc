@@ -10,6 +10,8 @@
 // the rotated right-hand side no longer equals the residual norm, so the
 // residual vector is carried by its recurrence and measured directly; it is
 // too with L1/LMAX norms. Each restart recomputes the true residual.
+// The stored vectors are allocated as the steps reach them (lazy_basis.h):
+// nothing at setup, and k + 1 of each kind for a solve of k < m steps.
 #include <algorithm>
 #include <cmath>
 
@@ -17,6 +19,7 @@
 #include "core/error.h"
 #include "solvers/krylov/arnoldi.h"
 #include "solvers/krylov/gmres_cycle.h"
+#include "solvers/krylov/lazy_basis.h"
 
 namespace jaxamg {
 
@@ -48,7 +51,7 @@ class Fgmres final : public krylov::GmresCycle<T> {
   using KrylovSolver<T>::monitor_residual_;
 
   void krylov_setup() override {
-    allocated_n_ = 0;
+    shaped_n_ = 0;
     configure();
   }
 
@@ -116,13 +119,16 @@ class Fgmres final : public krylov::GmresCycle<T> {
     return this->estimate_from_rotations(norm, !truncated_);
   }
 
+ public:
+  std::size_t stored_vectors() const override { return V_.allocated() + Z_.allocated(); }
+
  private:
   // Full storage: v_0..v_m and z_0..z_{m-1}. Truncated: rings of k + 1.
   // Full storage without a preconditioner: z_j = v_j, nothing stored.
-  T* vec(int i) { return V_.data() + static_cast<std::size_t>(i % vslots_) * rows(); }
+  T* vec(int i) { return V_[static_cast<std::size_t>(i % vslots_)]; }
   T* dir(int i) {
     if (zslots_ == 0) return vec(i);
-    return Z_.data() + static_cast<std::size_t>(i % zslots_) * rows();
+    return Z_[static_cast<std::size_t>(i % zslots_)];
   }
 
   void configure() {
@@ -132,15 +138,15 @@ class Fgmres final : public krylov::GmresCycle<T> {
     const int vslots = truncated_ ? window_ + 1 : cycle_ + 1;
     const int zslots = truncated_ ? window_ + 1 : (this->has_preconditioner() ? cycle_ : 0);
     const std::size_t n = rows();
-    if (allocated_n_ == n && vslots == vslots_ && zslots == zslots_ &&
+    if (shaped_n_ == n && vslots == vslots_ && zslots == zslots_ &&
         static_cast<int>(rot_.size()) >= cycle_) {
       return;
     }
-    allocated_n_ = n;
+    shaped_n_ = n;
     vslots_ = vslots;
     zslots_ = zslots;
-    V_.assign(static_cast<std::size_t>(vslots) * n, T(0));
-    Z_.assign(static_cast<std::size_t>(zslots) * n, T(0));
+    V_.shape(static_cast<std::size_t>(vslots), n);
+    Z_.shape(static_cast<std::size_t>(zslots), n);
     ld_ = static_cast<std::size_t>(cycle_) + 1;
     H_.assign(truncated_ ? 0 : ld_ * cycle_, 0.0);
     col_.assign(window_ + 2, 0.0);
@@ -163,9 +169,9 @@ class Fgmres final : public krylov::GmresCycle<T> {
   int window_ = 1;
   bool truncated_ = false;
   int vslots_ = 0, zslots_ = 0;
-  std::size_t allocated_n_ = 0;
+  std::size_t shaped_n_ = 0;
   std::size_t ld_ = 0;
-  Vector<T> V_, Z_;
+  krylov::LazyBasis<T> V_, Z_;
   std::vector<const T*> ptrs_;
   std::vector<double> H_, col_, coef_;
 };

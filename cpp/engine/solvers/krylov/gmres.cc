@@ -4,7 +4,9 @@
 // (linear) preconditioner is required; FGMRES is the method for variable ones.
 //
 // One iteration is one Arnoldi step. m is gmres_n_restart (capped at
-// max_iters, so short solves allocate short bases). In the L2 norm the loop
+// max_iters); the basis vectors are allocated as the steps reach them
+// (lazy_basis.h), so a solve that converges in k < m steps stores k + 1 of
+// them, and nothing is allocated at setup. In the L2 norm the loop
 // reads the residual norm from the rotated right-hand side; for L1/LMAX the
 // residual vector is carried by its own recurrence. Each restart recomputes
 // the true residual b - A x.
@@ -14,6 +16,7 @@
 #include "backend/cpu/blas.h"
 #include "solvers/krylov/arnoldi.h"
 #include "solvers/krylov/gmres_cycle.h"
+#include "solvers/krylov/lazy_basis.h"
 
 namespace jaxamg {
 
@@ -44,21 +47,26 @@ class Gmres final : public krylov::GmresCycle<T> {
 
   void solve_init(const T* b, T* x, bool x_is_zero) override {
     this->initial_residual(b, x, x_is_zero);
-    // max_iters may have grown since setup; sizing here keeps
-    // solve_iteration free of allocation.
+    // max_iters may have grown since setup. The basis vectors themselves
+    // are allocated on first use, once per solver.
     cycle_ = std::min(restart_, std::max(1, max_iters_));
     reserve(cycle_);
+    const std::size_t n = rows();
+    if (this->has_preconditioner() && z_.size() != n) z_.assign(n, T(0));
     this->begin_solve(monitor_residual_ && norm_ != NormType::kL2);
   }
 
   IterationResult solve_iteration(const T* b, T* x, bool /*x_is_zero*/) override {
     const std::size_t n = rows();
     if (j_ == 0) {
-      const IterationResult start = this->start_cycle(b, x, basis(0));
+      T* v0 = basis(0);
+      ptrs_[0] = v0;
+      const IterationResult start = this->start_cycle(b, x, v0);
       if (start != IterationResult::kContinue) return start;
     }
     const int j = j_;
     T* w = basis(j + 1);
+    ptrs_[j + 1] = w;
     if (this->has_preconditioner()) {
       this->precondition(basis(j), z_.data());
       this->matvec(z_.data(), w);
@@ -91,20 +99,27 @@ class Gmres final : public krylov::GmresCycle<T> {
     return this->estimate_from_rotations(norm, true);
   }
 
+ public:
+  std::size_t stored_vectors() const override { return V_.allocated() + (z_.empty() ? 0 : 1); }
+
  private:
   std::size_t ld() const { return static_cast<std::size_t>(capacity_) + 1; }
-  T* basis(int i) { return V_.data() + static_cast<std::size_t>(i) * rows(); }
+  T* basis(int i) { return V_[static_cast<std::size_t>(i)]; }
 
+  // Room for m Arnoldi steps: the small dense arrays now, the m + 1 basis
+  // vectors as they are first used. ptrs_[i] is basis(i) once step i has
+  // run.
   void reserve(int m) {
-    if (m <= capacity_ && z_.size() == static_cast<std::size_t>(rows())) return;
-    const std::size_t n = rows();
+    if (m <= capacity_ && V_.slots() == static_cast<std::size_t>(capacity_) + 1 &&
+        rows_ == static_cast<std::size_t>(rows())) {
+      return;
+    }
     capacity_ = m;
-    V_.assign((static_cast<std::size_t>(m) + 1) * n, T(0));
-    z_.assign(n, T(0));
+    rows_ = rows();
+    V_.shape(static_cast<std::size_t>(m) + 1, rows_);
     H_.assign(ld() * m, 0.0);
     this->resize_least_squares(m);
-    ptrs_.resize(m + 1);
-    for (int i = 0; i <= m; ++i) ptrs_[i] = basis(i);
+    ptrs_.assign(m + 1, nullptr);
   }
 
   // x += M^{-1} V y with R y = g over the first j_ columns.
@@ -126,8 +141,9 @@ class Gmres final : public krylov::GmresCycle<T> {
 
   int cycle_ = 1;
   int capacity_ = 0;
-  Vector<T> V_;  // capacity_ + 1 basis vectors, contiguous
-  Vector<T> z_;
+  std::size_t rows_ = 0;
+  krylov::LazyBasis<T> V_;  // capacity_ + 1 basis vectors
+  Vector<T> z_;             // M^{-1} v_j (with a preconditioner only)
   std::vector<const T*> ptrs_;
   std::vector<double> H_;
 };

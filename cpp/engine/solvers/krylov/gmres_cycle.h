@@ -24,6 +24,10 @@ class GmresCycle : public KrylovSolver<T> {
     restart_ = this->positive_param("gmres_n_restart");
   }
 
+  // The n-vectors the method holds besides the residual (basis vectors and
+  // work space): none after setup, they are allocated as a solve needs them.
+  virtual std::size_t stored_vectors() const = 0;
+
  protected:
   // At the start of a solve: the first cycle begins from initial_residual's r_.
   void begin_solve(bool track_residual) {

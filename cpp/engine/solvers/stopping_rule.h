@@ -1,0 +1,47 @@
+// The convergence test of Solver::solve as a plain value: the configured
+// criterion, tolerances and the precision's floor. A value type with an
+// inline test so that a device loop (backend/cuda, which evaluates it inside
+// a CUDA graph between iterations) applies exactly the host's rule.
+#pragma once
+#include "core/types.h"
+
+#if defined(__CUDACC__)
+#define JAXAMG_HOST_DEVICE __host__ __device__
+#else
+#define JAXAMG_HOST_DEVICE
+#endif
+
+namespace jaxamg {
+
+struct StoppingRule {
+  ConvergenceType type = ConvergenceType::kRelativeIni;
+  double tolerance = 1e-12;
+  double alt_rel_tolerance = 1e-12;
+  // Below eps times the reference norm a relative test passes whatever the
+  // tolerance (1e-6 in float32, 1e-12 in float64): no precision gets further.
+  double eps = 1e-12;
+
+  // True if a residual norm `nrm` meets the rule, for a solve whose initial
+  // and largest norms so far are `initial` and `largest`.
+  JAXAMG_HOST_DEVICE bool converged(double nrm, double initial, double largest) const {
+    switch (type) {
+      case ConvergenceType::kAbsolute:
+        return nrm < tolerance;
+      case ConvergenceType::kRelativeIni:
+        if (initial <= 1e-20) return true;
+        return nrm / initial <= tolerance || nrm <= larger(initial * eps, 1e-20);
+      case ConvergenceType::kRelativeMax:
+        if (largest <= 1e-20) return true;
+        return nrm / largest <= tolerance || nrm <= larger(largest * eps, 1e-20);
+      case ConvergenceType::kCombinedRelIniAbs:
+        return nrm < tolerance || (initial > 0 && nrm / initial <= alt_rel_tolerance);
+    }
+    return false;
+  }
+
+ private:
+  // std::max(a, b), NaN handling included.
+  JAXAMG_HOST_DEVICE static double larger(double a, double b) { return a < b ? b : a; }
+};
+
+}  // namespace jaxamg
