@@ -676,3 +676,30 @@ def test_demo_runs_at_small_size():
             iterations, status, error = rows["null space"][part]
             assert status == jaxamg.AMGXStatus.SUCCESS, (stretch, part)
             assert error < 1e-8, (stretch, part, error)
+
+
+def test_row_sum_check_on_the_device_equals_the_host_check():
+    """The singularity check of GPU matrices runs where the values live; its
+    two numbers equal the host computation (random values, an empty row),
+    also while a jitted function closing over the matrix is traced."""
+    import scipy.sparse as sp
+
+    from jaxamg import nullspace as ns
+
+    rng = np.random.default_rng(3)
+    A = sp.random(400, 400, density=0.03, random_state=5, format="lil") + sp.eye(400)
+    A[7, :] = 0
+    A = sp.csr_matrix(A)
+    A.data = rng.standard_normal(A.nnz)
+    indptr, data = jnp.asarray(A.indptr.astype(np.int32)), jnp.asarray(A.data)
+    residual, largest = ns._row_sum_extremes_on_device(indptr, data, 400)
+    np.testing.assert_allclose(residual, np.abs(A.sum(axis=1)).max(), rtol=1e-12)
+    np.testing.assert_allclose(largest, abs(A).sum(axis=1).max(), rtol=1e-12)
+
+    @jax.jit
+    def traced(b):
+        inner = ns._row_sum_extremes_on_device(indptr, data, 400)
+        np.testing.assert_allclose(inner, (residual, largest), rtol=0)
+        return b
+
+    traced(jnp.ones(3))

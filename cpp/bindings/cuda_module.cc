@@ -66,6 +66,8 @@ NB_MODULE(_cuda, m) {
     nb::dict d;
     d["on_device"] = info.on_device;
     d["host_reason"] = info.host_reason;
+    d["setup_on_device"] = info.setup_on_device;
+    d["setup_reason"] = info.setup_reason;
     d["iterations"] = info.iterations;
     d["bytes"] = info.bytes;
     nb::list levels;

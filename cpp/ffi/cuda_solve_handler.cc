@@ -2,18 +2,28 @@
 // attributes and results as the CPU handler (solve_handler.cc), with device
 // buffers and XLA's stream.
 //
-// The setup runs on the host: on a cache miss the matrix is copied to the
-// host once, set up by the engine, and its hierarchy uploaded
-// (DeviceSolver). A cached call copies nothing: one kernel compares the
-// values with a device copy of those of the setup (and checks them, b and x0
-// for NaN/Inf), and the solve runs on the device. Changed values are copied
-// to the host for a resetup (or replace_values) and the hierarchy is
-// uploaded again. Configurations the device solve does not cover
-// (DeviceSolver::unsupported) are solved on the host with copies of b, x0
-// and x. When Python could not fingerprint the structure at trace time
-// (indices traced under jax.jit) a kernel hashes it on the device.
+// An AGGREGATION AMG (the solver, or the preconditioner of PCG, PCGF,
+// PBICGSTAB) on a scalar matrix with a canonical pattern is set up on the
+// device (DeviceSetupSolver): no host copy of the matrix, no CPU setup;
+// changed values run a device resetup. Everything else, and every setup
+// when JAXAMG_GPU_SETUP=host, is set up on the host: on a cache miss the
+// matrix is copied to the host once, set up by the engine, and its
+// hierarchy uploaded (DeviceSolver); changed values are copied to the host
+// for a resetup (or replace_values) and the hierarchy is uploaded again.
+// A cached call copies nothing: one kernel compares the values with a
+// device copy of those of the setup (and checks them, b and x0 for
+// NaN/Inf), and the solve runs on the device. Configurations the device
+// solve does not cover (DeviceSolver::unsupported) are solved on the host
+// with copies of b, x0 and x. When Python could not fingerprint the
+// structure at trace time (indices traced under jax.jit) a kernel hashes it
+// on the device.
+//
+// A transposed (adjoint) solve of a device-set-up entry runs on the
+// hierarchy of A^T, built on the device from the forward one on first use
+// (the host path's make_transposed, on the host's tree).
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -23,8 +33,10 @@
 #include <vector>
 
 #include "backend/cuda/cuda_check.h"
+#include "backend/cuda/device_setup_solver.h"
 #include "backend/cuda/device_solver.h"
 #include "backend/cuda/kernels.h"
+#include "backend/cuda/setup/canonical_pattern.h"
 #include "cuda_solve_handler.h"
 #include "handler_common.h"
 #include "solver_cache.h"
@@ -38,6 +50,7 @@ namespace {
 
 using cuda::check;
 using cuda::DeviceArray;
+using cuda::DeviceSetupSolver;
 using cuda::DeviceSolver;
 using ffi_cache::CacheKey;
 using ffi_cache::Entry;
@@ -49,6 +62,9 @@ CudaSolveInfo last_info;
 // What a cache entry keeps on the device for value type T.
 template <class T>
 struct DeviceState {
+  std::unique_ptr<DeviceSetupSolver<T>> device;  // hierarchy built on the device, or nullptr
+  bool device_allowed = true;                    // JAXAMG_GPU_SETUP at the last setup
+  std::string setup_reason;                      // why the setup ran on the host
   std::unique_ptr<LinearSolver<T>> host;        // the engine's solver (setup on the host)
   DeviceArray<T> values;                        // the values of that setup, caller's layout
   std::unique_ptr<DeviceSolver<T>> solver;      // nullptr: solved on the host
@@ -56,7 +72,38 @@ struct DeviceState {
   std::unique_ptr<DeviceSolver<T>> transposed;  // its device copy
   std::string host_reason;                      // why the solve runs on the host
   DeviceArray<int> flags{6};                    // the input check's results
+  bool ready() const { return device || host; }
 };
+
+// JAXAMG_GPU_SETUP: "device" (or unset) builds AGGREGATION hierarchies on
+// the GPU where covered; "host" always sets up on the host (comparisons, and
+// a fallback).
+bool device_setup_allowed() {
+  const char* v = std::getenv("JAXAMG_GPU_SETUP");
+  const std::string_view s = v ? v : "";
+  if (s.empty() || s == "device") return true;
+  if (s == "host") return false;
+  throw InvalidInput("JAXAMG_GPU_SETUP = '" + std::string(s) +
+                     "' is not a setup place; set it to 'device' (the default: AGGREGATION AMG "
+                     "hierarchies are built on the GPU) or 'host' (always the CPU setup)");
+}
+
+// Empty if the hierarchy of this call is built on the device (then `dev`
+// holds the solver to set up); otherwise why not.
+template <class T>
+std::string device_setup_reason(const SolveAttrs& at, bool allowed, Index n, const int32_t* ptr,
+                                int64_t nnz, const int32_t* idx, cudaStream_t stream,
+                                std::unique_ptr<DeviceSetupSolver<T>>& dev) {
+  if (!allowed) return "JAXAMG_GPU_SETUP=host";
+  if (at.block_dim != 1) return "block_dim " + std::to_string(at.block_dim);
+  auto s = std::make_unique<DeviceSetupSolver<T>>(std::string(at.config));
+  if (!s->unsupported().empty()) return s->unsupported();
+  if (!cuda::device_pattern_is_canonical(n, n, ptr, static_cast<Index>(nnz), idx, stream)) {
+    return "a pattern with unsorted or repeated column indices (or invalid offsets)";
+  }
+  dev = std::move(s);
+  return "";
+}
 
 // Two words per thread and device for structure_hash.
 DeviceArray<unsigned long long>& hash_scratch() {
@@ -167,7 +214,7 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
 
     // One pass over values, b and x0: NaN/Inf anywhere, values changed.
     check(cudaMemsetAsync(flags.data(), 0, 6 * sizeof(int), stream), "cudaMemsetAsync (flags)");
-    const T* previous = state->host ? state->values.data() : nullptr;
+    const T* previous = state->ready() ? state->values.data() : nullptr;
     cuda::inspect<T>(nnz, vals, previous, flags.data(), stream);
     cuda::inspect<T>(n, rhs, nullptr, flags.data() + 2, stream);
     if (at.use_x0) cuda::inspect<T>(n, guess, nullptr, flags.data() + 4, stream);
@@ -183,26 +230,55 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
       continue;
     }
 
-    const Refresh need =
-        !state->host ? Refresh::kSetup : h[1] ? Refresh::kNewValues : Refresh::kReuse;
+    const bool allowed = device_setup_allowed();
+    // A changed JAXAMG_GPU_SETUP sets up anew where the entry was built.
+    const Refresh need = !state->ready() || state->device_allowed != allowed ? Refresh::kSetup
+                         : h[1]                                               ? Refresh::kNewValues
+                                                                              : Refresh::kReuse;
     if (need != Refresh::kReuse) {
       try {
-        // The setup runs on the host: bring the values (and on a first
-        // setup the structure) over once.
-        const auto hv = to_host(vals, nnz, stream, "cudaMemcpyAsync (values)");
-        refresh(need, state->host, hv.data(), nnz, at.reuse_setup, [&] {
-          const auto hp = to_host(ptr, n_ptr, stream, "cudaMemcpyAsync (indptr)");
-          const auto hi = to_host(idx, nnz, stream, "cudaMemcpyAsync (indices)");
-          auto fresh = std::make_unique<LinearSolver<T>>(std::string(at.config));
-          fresh->setup(static_cast<Index>(n), hp.data(), hi.data(), hv.data(),
-                       static_cast<Index>(nnz), static_cast<Index>(at.block_dim));
-          return fresh;
-        });
+        const cuda::DeviceCsrView<T> view{static_cast<Index>(n), static_cast<Index>(nnz), ptr,
+                                          idx, vals};
+        if (need == Refresh::kSetup) {
+          state->device.reset();
+          state->host.reset();
+          state->solver.reset();
+          state->transposed.reset();
+          state->host_transposed.reset();
+          state->host_reason.clear();
+          state->device_allowed = allowed;
+          std::unique_ptr<DeviceSetupSolver<T>> dev;
+          state->setup_reason = device_setup_reason<T>(at, allowed, static_cast<Index>(n), ptr,
+                                                       nnz, idx, stream, dev);
+          if (dev) {
+            dev->setup(view);
+            state->device = std::move(dev);
+          }
+        } else if (state->device) {
+          if (at.reuse_setup) {
+            state->device->replace_values(vals, stream);
+          } else {
+            state->device->resetup(view);
+          }
+        }
+        if (!state->device) {
+          // The setup runs on the host: bring the values (and on a first
+          // setup the structure) over once.
+          const auto hv = to_host(vals, nnz, stream, "cudaMemcpyAsync (values)");
+          refresh(need, state->host, hv.data(), nnz, at.reuse_setup, [&] {
+            const auto hp = to_host(ptr, n_ptr, stream, "cudaMemcpyAsync (indptr)");
+            const auto hi = to_host(idx, nnz, stream, "cudaMemcpyAsync (indices)");
+            auto fresh = std::make_unique<LinearSolver<T>>(std::string(at.config));
+            fresh->setup(static_cast<Index>(n), hp.data(), hi.data(), hv.data(),
+                         static_cast<Index>(nnz), static_cast<Index>(at.block_dim));
+            return fresh;
+          });
+          upload(*state);
+        }
         state->values.resize(nnz);
         check(cudaMemcpyAsync(state->values.data(), vals, nnz * sizeof(T),
                               cudaMemcpyDeviceToDevice, stream),
               "cudaMemcpyAsync (values copy)");
-        upload(*state);
       } catch (...) {
         // A failed setup, or out of device memory: release everything and
         // set up anew next time (never fall back silently to a host solve
@@ -224,7 +300,18 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
     SolveResult r;
     bool on_device = false;
     double bytes = 0;
-    if (state->solver) {
+    if (state->device) {
+      if (at.use_x0) {
+        check(cudaMemcpyAsync(sol, guess, n * sizeof(T), cudaMemcpyDeviceToDevice, stream),
+              "cudaMemcpyAsync (x0)");
+      }
+      const cuda::DeviceCsrView<T> view{static_cast<Index>(n), static_cast<Index>(nnz), ptr, idx,
+                                        vals};
+      r = at.transpose ? state->device->solve_transposed(view, rhs, sol, at.use_x0, stream)
+                       : state->device->solve(rhs, sol, at.use_x0, stream);
+      bytes = state->device->last_solve_bytes();
+      on_device = true;
+    } else if (state->solver) {
       if (at.use_x0) {
         check(cudaMemcpyAsync(sol, guess, n * sizeof(T), cudaMemcpyDeviceToDevice, stream),
               "cudaMemcpyAsync (x0)");
@@ -244,8 +331,16 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
       from_host(sol, hx.data(), n, stream, "cudaMemcpyAsync (x)");
     }
     write_stats(st, r, at.history_len, stream);
-    CudaSolveInfo info{on_device, state->host_reason, r.iterations, bytes, {}};
-    for (const LevelInfo& l : state->host->hierarchy()) info.levels.emplace_back(l.rows, l.nnz);
+    CudaSolveInfo info;
+    info.on_device = on_device;
+    info.host_reason = state->host_reason;
+    info.setup_on_device = state->device != nullptr;
+    info.setup_reason = state->setup_reason;
+    info.iterations = r.iterations;
+    info.bytes = bytes;
+    const std::vector<LevelInfo> levels =
+        state->device ? state->device->hierarchy() : state->host->hierarchy();
+    for (const LevelInfo& l : levels) info.levels.emplace_back(l.rows, l.nnz);
     std::lock_guard<std::mutex> g(last_mutex);
     last_info = std::move(info);
   }

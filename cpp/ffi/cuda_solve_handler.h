@@ -11,6 +11,8 @@ namespace jaxamg::ffi_handlers {
 struct CudaSolveInfo {
   bool on_device = false;   // false: the configuration was solved on the host
   std::string host_reason;  // why, when on the host
+  bool setup_on_device = false;  // the AMG hierarchy was built on the device
+  std::string setup_reason;      // why not, when it was built on the host
   int iterations = 0;
   double bytes = 0;         // device traffic of the solve (model)
   std::vector<std::pair<int64_t, int64_t>> levels;  // AMG hierarchy: (rows, nnz) per level

@@ -273,7 +273,7 @@ TEST(AggregationGalerkin, RebuildMatchesFreshBuild) {
     c.build(A, ops);
     CsrMatrix<double> Ac;
     c.coarse_matrix(A, ops, Ac);
-    const std::vector<Index> pattern_ptr = Ac.row_ptr, pattern_col = Ac.col;
+    const std::vector<Index> pattern_ptr = Ac.row_ptr.to_vector(), pattern_col = Ac.col.to_vector();
     const Aggregates before = c.aggregates();
 
     // (a) arbitrary new values

@@ -154,7 +154,7 @@ TEST(AggregationSmoothed, RebuildKeepsFilterAndPattern) {
   TransferOperators<double> ops;
   c.build(A, ops);
   const auto of = c.aggregates().of;
-  const std::vector<Index> ptr = ops.P.row_ptr, col = ops.P.col;
+  const std::vector<Index> ptr = ops.P.row_ptr.to_vector(), col = ops.P.col.to_vector();
 
   CsrMatrix<double> A2 = A;
   std::mt19937 gen(4);

@@ -127,7 +127,7 @@ TEST(BatchedBlocks, KeptWorkSpaceFollowsNewValuesAndTranspose) {
   expect_lanes_match(s, B1, X0, 3, false, false);  // fewer lanes than it holds
 
   // New values on the same pattern: a stronger diagonal, random per row.
-  std::vector<double> vals = A.val;
+  std::vector<double> vals = A.val.to_vector();
   const auto shift = testing::random_vector<double>(n, 3);
   for (Index i = 0; i < n; ++i) {
     for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {

@@ -122,7 +122,7 @@ TEST(CsrArray, ReleasesWhatItHoldsWithTheView) {
   EXPECT_FALSE(watch.expired());  // the view keeps its memory alive
   a.push_back(7);                  // owns now: the borrowed memory is released
   EXPECT_TRUE(watch.expired());
-  EXPECT_EQ(std::vector<Index>(a), (std::vector<Index>{0, 2, 5, 7}));
+  EXPECT_EQ(a.to_vector(), (std::vector<Index>{0, 2, 5, 7}));
 }
 
 class BorrowedSetup : public ::testing::TestWithParam<const char*> {};

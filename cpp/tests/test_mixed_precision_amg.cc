@@ -152,7 +152,7 @@ TEST(MixedPrecisionAmg, ResetupWithNewValues) {
   EXPECT_LT(relative_difference(r.x, f.x), 1e-6);
   // replace_values keeps the float32 hierarchy of the setup while the outer
   // method uses the new matrix: 3 B, whose solution is x / 3.
-  std::vector<double> tripled(B.val);
+  std::vector<double> tripled = B.val.to_vector();
   for (double& v : tripled) v *= 3.0;
   lo->replace_values(tripled.data(), B.nnz());
   Solved kept = solve(*lo, b);

@@ -160,8 +160,8 @@ TEST(StandardAggregation, CoversAMeshWithNeighbourhoods) {
 TEST(StandardAggregation, IsolatedNodeStaysUnaggregated) {
   // A 1D chain plus a node coupled to nothing.
   CsrMatrix<double> A = poisson1d<double>(6);
-  std::vector<Index> rp(A.row_ptr), ci(A.col);
-  std::vector<double> v(A.val);
+  std::vector<Index> rp = A.row_ptr.to_vector(), ci = A.col.to_vector();
+  std::vector<double> v = A.val.to_vector();
   ci.push_back(6);
   v.push_back(1.0);
   rp.push_back(static_cast<Index>(ci.size()));

@@ -22,7 +22,7 @@ _xla_setup.arrange_cpu_collectives()
 # Public name -> the private module that defines it, imported on first use.
 _LAZY_ATTRIBUTES = {
     "solve": "._solve",
-    "AdjointConvergenceWarning": "._solve",
+    "AdjointConvergenceWarning": "._linear_solve",
     "NullSpaceWarning": ".nullspace",
     "AMGXStatus": "._status",
     "with_cache": ".cache",
@@ -44,6 +44,7 @@ _LAZY_ATTRIBUTES = {
 # cannot follow ``__getattr__``; ``import X as X`` marks a re-export); at run
 # time they load lazily as above.
 if TYPE_CHECKING:
+    from ._linear_solve import AdjointConvergenceWarning as AdjointConvergenceWarning
     from ._mpi_solve import cache_mpi_metadata as cache_mpi_metadata
     from ._near_nullspace import rigid_body_modes as rigid_body_modes
     from ._sharded import ShardedSolve as ShardedSolve
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
     from ._sharded_layout import make_sharded_vector as make_sharded_vector
     from ._sharded_matrix import ShardedMatrix as ShardedMatrix
     from ._sharded_matrix import make_sharded_matrix as make_sharded_matrix
-    from ._solve import AdjointConvergenceWarning as AdjointConvergenceWarning
     from ._solve import solve as solve
     from ._status import AMGXStatus as AMGXStatus
     from .cache import clear_solver_cache as clear_solver_cache

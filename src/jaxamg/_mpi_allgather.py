@@ -71,7 +71,12 @@ def build_allgather(comm: Any, sizes: tuple[int, ...], rank: int, backend: str):
     counts = np.asarray(sizes, dtype=np.int64)
 
     if backend == "host":
-        host = _host_allgather(comm, counts, displs, nglobal)
+        # The callback may run on an XLA thread while the caller's thread
+        # runs collectives of its own on `comm`; gathering on a private
+        # duplicate (made here, collectively, in the caller's thread) keeps
+        # the two from matching each other. One per allgather built; it
+        # lives as long as the process, like the function returned.
+        host = _host_allgather(comm.Dup(), counts, displs, nglobal)
 
         def raw(x):
             shape = jax.ShapeDtypeStruct((nglobal,), x.dtype)

@@ -18,13 +18,12 @@ Checks run in two phases like the other MPI input checks:
 
 Ordering of collectives inside the program: every reduction is one
 collective, and :class:`_Sequenced` chains each to the previous one by a
-real data dependence -- also the solve input to the reduction that measures
-``rhs_inconsistency`` -- so that no two collectives are independent. (An
-``optimization_barrier`` would not do: XLA's CPU runtime orders custom calls
-by the buffers they read, and a barrier only aliases them.) In reverse mode
-the backward collectives are chained by their data: the projection of the
-x-cotangent feeds the adjoint solve, whose result feeds the projections of
-the b-cotangent.
+real data dependence (:mod:`jaxamg._operand_order` says why nothing weaker
+orders them) -- also the solve input to the reduction that measures
+``rhs_inconsistency`` -- so that no two collectives are independent. In
+reverse mode the backward collectives are chained by their data: the
+projection of the x-cotangent feeds the adjoint solve, whose result feeds
+the projections of the b-cotangent.
 """
 
 from __future__ import annotations
@@ -85,19 +84,14 @@ class _Sequenced:
         self._last = None
 
     def after(self, value):
-        """`value` (an array or a tuple of arrays) recomputed as
-        ``value + 0 * sum(last result)``, so that whatever reads it runs after
-        the last collective. (A non-finite result makes the value NaN; the
-        solve it feeds is then NaN anyway.)"""
-        import jax
-        import jax.numpy as jnp
+        """`value` (an array or a tuple of arrays), recomputed from the last
+        collective's result (:func:`jaxamg._operand_order.after`) so that
+        whatever reads it runs after that collective."""
+        from ._operand_order import after
 
         if self._last is None:
             return value
-        leaves = jax.tree_util.tree_leaves(jax.lax.stop_gradient(self._last))
-        token = sum(jnp.sum(t) for t in leaves)
-        return jax.tree_util.tree_map(
-            lambda v: v + jnp.zeros((), v.dtype) * token.astype(v.dtype), value)
+        return after(value, self._last)
 
     def __call__(self, parts):
         out = self._sum(self.after(tuple(parts)))

@@ -2,32 +2,32 @@
 column indices) and its slice of b; one collective native solve returns this
 rank's slice of x.
 
-Differentiation mirrors the single-process solve (``_solve.linear_solve``):
-the core is a ``jax.custom_jvp`` whose rule gives ``dx = A^-1 (db - dA x)``,
-the tangent solve being the same ``custom_linear_solve`` over native calls
-(``_solve.native_linear_solve``). ``dA x`` needs x at every column of the
-local pattern; the x_j of columns owned by other ranks arrive by the halo
-exchange (``jaxamg_mpi_gather_columns``; in the sharded interface under jit
-``jax.lax.all_to_all``, ``_sharded_exchange``): only boundary values travel,
-never the global vector, and only when the values have a tangent. JAX
-derives the rest: forward mode (jvp, jacfwd, linearize) runs the tangent
+Differentiation mirrors the single-process solve
+(``_linear_solve.linear_solve``): the core is a ``jax.custom_jvp`` whose
+rule gives ``dx = A^-1 (db - dA x)``, the tangent solve being the same
+``custom_linear_solve`` over native calls
+(``_linear_solve.native_linear_solve``). ``dA x`` needs x at every column of
+the local pattern; the x_j of columns owned by other ranks arrive by the
+halo exchange (``jaxamg_mpi_gather_columns``; in the sharded interface under
+jit ``jax.lax.all_to_all``, ``_sharded_exchange``): only boundary values
+travel, never the global vector, and only when the values have a tangent.
+JAX derives the rest: forward mode (jvp, jacfwd, linearize) runs the tangent
 solve on the forward setup; reverse mode transposes it into the adjoint
 solve ``A^T lambda = g`` on the forward setup (the same operator when the
 matrix is marked symmetric, the engine's transpose otherwise), with
-``dL/db = lambda`` and ``dL/dA_ij = -lambda_i x_j`` on the local pattern. The
-gradient is that of the sum of all ranks' losses with respect to this rank's
-values and b (each rank gets its own slice). Second derivatives work in b;
-those in the values would need the exchange's transpose and raise
+``dL/db = lambda`` and ``dL/dA_ij = -lambda_i x_j`` on the local pattern.
+The gradient is that of the sum of all ranks' losses with respect to this
+rank's values and b (each rank gets its own slice). Second derivatives work
+in b; those in the values would need the exchange's transpose and raise
 (``SECOND_ORDER``).
 
 Collectives on one communicator must be issued in the same order by every
 rank, so one solve's collectives form one chain of real operand
-dependences (XLA's CPU runtime runs custom calls that read disjoint buffers
-concurrently; an ``optimization_barrier`` does not order them): the
-exchange reads the solve's x, x is released recomputed from the exchanged
-values, and the tangent or adjoint solve takes a vector computed from them
-(from x when there is no exchange) as its unread guess operand. The chain
-is: solve, exchange, tangent or adjoint solve.
+dependences (:mod:`jaxamg._operand_order` says why nothing weaker orders
+them): the exchange reads the solve's x, x is released recomputed from the
+exchanged values, and the tangent or adjoint solve takes a vector computed
+from them (from x when there is no exchange) as its unread guess operand.
+The chain is: solve, exchange, tangent or adjoint solve.
 
 Singular systems (``nullspace``, ``transpose_nullspace``, rows distributed
 like b) wrap this core in the projections of ``_mpi_nullspace``.
@@ -43,17 +43,16 @@ from typing import Any
 import numpy as np
 
 from . import _ffi
+from ._linear_solve import jax_jit_lazy, native_linear_solve, pattern_product
 from ._matrix import is_concrete, structure_fingerprint
 from ._mpi_comm import check_comm, comm_handle, run_and_agree
 from ._mpi_validate import WHERE, check_global, prepare_local, summary
+from ._operand_order import after
 from ._solve import (
     add_inconsistency,
     _stats_lock,
     _to_runtime_error,
-    jax_jit_lazy,
     make_info,
-    native_linear_solve,
-    pattern_product,
     structure_arrays,
 )
 
@@ -107,19 +106,6 @@ def _exchange(st: _MpiStatic, indptr, indices, x):
         indptr, indices, x, structure=st.structure, comm=st.comm, row_start=st.row_start,
         nglobal=st.nglobal,
     )
-
-
-def _after(value, token):
-    """`value`, recomputed from `token` (``value + 0 * sum(token)``) so that
-    whatever reads it runs after `token` is computed. Collectives need this
-    real dependence: XLA's CPU runtime orders custom calls by the buffers
-    they read, and an optimization_barrier only aliases them. (A non-finite
-    token, a failed solve's, makes the value NaN, which it is then anyway.)"""
-    import jax
-    import jax.numpy as jnp
-
-    token = jax.lax.stop_gradient(token)
-    return value + jnp.zeros((), value.dtype) * jnp.sum(token, axis=-1, keepdims=True)
 
 
 SECOND_ORDER = (
@@ -180,7 +166,7 @@ def _core():
             x_columns = _exchange(st, indptr, indices, fixed(x))
             rhs = rhs - pattern_product(d_data, x_columns, rows, n)
             order = jax.ops.segment_sum(x_columns, rows, num_segments=n)
-            x = _after(x, order)
+            x = after(x, order, per_row=True)
         values = fixed(data)
 
         def matvec(v):

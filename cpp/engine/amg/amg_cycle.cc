@@ -8,7 +8,8 @@
 //
 // The level just above the coarsest always dispatches V, and the coarsest
 // level runs the coarse solver once or coarsest_sweeps smoother sweeps.
-// Every vector is preallocated on its level, so a cycle never allocates.
+// Every vector is sized on its level before the first cycle runs
+// (AmgSolver::allocate_work), so a cycle never allocates.
 #include <algorithm>
 #include <cmath>
 

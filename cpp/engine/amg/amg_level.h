@@ -56,7 +56,8 @@ struct AmgLevel {
 
   std::unique_ptr<Solver<T>> smoother;  // nullptr: no smoothing on this level
 
-  // Work vectors, sized at setup so that the cycle never allocates.
+  // Work vectors, sized by the first cycle after a setup (AmgSolver::
+  // allocate_work); later cycles never allocate.
   Vector<T> b, x;           // right-hand side and iterate (levels > 0)
   Vector<T> r;              // residual (with a stored R, or error scaling)
   Vector<T> restrict_work;  // r_is_pt: per-thread partial sums of P^T r

@@ -114,7 +114,12 @@ void AmgSolver<T>::solver_setup(bool reuse_structure) {
   const std::vector<bool> same =
       transpose_of_ ? transpose_levels(*transpose_of_) : build_levels(reuse_structure);
   setup_smoothers(same);
-  allocate_work();
+  // The work vectors are sized by the first cycle (solve_iteration).
+  work_sized_ = false;
+  for (AmgLevel<T>& lev : levels_) {
+    lev.scale = T(1);
+    lev.scale_counter = 0;
+  }
   timings_.total = now_seconds() - t0;
   print_grid_stats();
 }
@@ -386,9 +391,8 @@ void AmgSolver<T>::allocate_work() {
     // K-cycles run on every level but the finest and the coarsest.
     const std::size_t nk = kcycle && l > 0 && coarser ? n : 0;
     for (Vector<T>* v : {&lev.kr, &lev.kz, &lev.kp, &lev.ky}) size(*v, nk);
-    lev.scale = T(1);
-    lev.scale_counter = 0;
   }
+  work_sized_ = true;
 }
 
 template <class T>
@@ -400,6 +404,7 @@ IterationResult AmgSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) 
   if (levels_.empty()) {
     throw InvalidInput("AMG (scope '" + this->scope_ + "'): applied before setup; call setup first");
   }
+  if (!work_sized_) allocate_work();
   run_cycle(levels_, coarse_solver_.get(), cycle_, b, x, x_is_zero);
   return IterationResult::kContinue;
 }

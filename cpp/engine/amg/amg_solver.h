@@ -101,6 +101,10 @@ class AmgSolver : public Solver<T> {
   // Copies the transposed hierarchy of `src` (make_transposed).
   std::vector<bool> transpose_levels(const AmgSolver& src);
   void setup_smoothers(const std::vector<bool>& same_structure);
+  // Sizes the cycle's work vectors of every level. Run by the first cycle
+  // after a setup rather than by the setup, as the Krylov bases are: the
+  // setup's peak memory then holds the hierarchy and not the vectors of a
+  // solve (about two coarse-grid vectors per level).
   void allocate_work();
   void print_grid_stats() const;
 
@@ -116,6 +120,7 @@ class AmgSolver : public Solver<T> {
   std::unique_ptr<Solver<T>> coarse_solver_;
   AmgSetupTimings timings_;
   const AmgSolver* transpose_of_ = nullptr;  // set only inside make_transposed
+  bool work_sized_ = false;                   // allocate_work ran since the last setup
 };
 
 }  // namespace jaxamg

@@ -172,9 +172,10 @@ class CsrArray {
     sync();
   }
 
-  // A copy as a std::vector (implicit, for code that keeps a snapshot of a
-  // pattern, as tests do; the engine passes data() and size()).
-  operator std::vector<T>() const { return std::vector<T>(begin(), end()); }  // NOLINT
+  // A copy as a std::vector, for code that keeps a snapshot of a pattern (as
+  // tests do; the engine passes data() and size()). Named rather than an
+  // implicit conversion, so that copying a borrowed array is never silent.
+  std::vector<T> to_vector() const { return std::vector<T>(begin(), end()); }
 
   friend bool operator==(const CsrArray& a, const CsrArray& b) {
     return a.n_ == b.n_ && std::equal(a.begin(), a.end(), b.begin());

@@ -2,9 +2,12 @@
 // solvers need, and the collective error agreement that keeps every process
 // raising the same error instead of one raising while the others wait.
 //
-// The communicator is borrowed, never duplicated or freed: it belongs to the
-// caller (an mpi4py communicator handed over as a Fortran handle). Point-to-
-// point messages of this library use their own tag (kHaloTag).
+// A caller's communicator (an mpi4py communicator handed over as a Fortran
+// handle) is never used directly: from_fortran and private_of communicate on
+// the engine's private duplicate of it (private_comm.h), so the engine's
+// collectives cannot match the caller's. The plain constructor borrows a
+// communicator as it is (one the engine made itself, or in tests).
+// Point-to-point messages of this library use their own tag (kHaloTag).
 #pragma once
 #include <mpi.h>
 
@@ -25,13 +28,26 @@ template <> inline MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
 template <> inline MPI_Datatype mpi_type<int32_t>() { return MPI_INT32_T; }
 template <> inline MPI_Datatype mpi_type<int64_t>() { return MPI_INT64_T; }
 
+// Throws std::runtime_error naming `what` and MPI's error text unless
+// rc == MPI_SUCCESS.
+void check_mpi(int rc, const char* what);
+
 class Communicator : public Reducer {
  public:
+  // Borrows `comm` (no duplicate).
   explicit Communicator(MPI_Comm comm);
-  // From a Fortran handle (mpi4py's comm.py2f()).
+  // The engine's private duplicate of the caller's `user`, made on first
+  // use (a collective over `user`) and reused afterwards.
+  static Communicator private_of(MPI_Comm user);
+  // private_of the communicator with this Fortran handle (mpi4py's
+  // comm.py2f()).
   static Communicator from_fortran(int64_t handle);
 
   MPI_Comm comm() const { return comm_; }
+  // Identifies the private duplicate within this process (0 for a borrowed
+  // communicator): key caches by it, not by the caller's handle, which a
+  // new communicator may reuse after the old one is freed.
+  uint64_t serial() const { return serial_; }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
@@ -59,6 +75,7 @@ class Communicator : public Reducer {
 
  private:
   MPI_Comm comm_;
+  uint64_t serial_ = 0;
   int rank_ = 0;
   int size_ = 1;
 };

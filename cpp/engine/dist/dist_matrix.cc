@@ -149,7 +149,7 @@ LocalMatrix<T> localize(const Communicator& comm, const RowPartition& part,
   // Local renumbering keeps global order within owned and within ghost
   // columns, so canonical order is [owned sorted | ghosts sorted].
   std::vector<Index> input_col;
-  if (!sorted) input_col = A->col;
+  if (!sorted) input_col = A->col.to_vector();
   canonicalize(*A, what);
   if (!sorted) {
     out.value_map.resize(static_cast<std::size_t>(rows.nnz));

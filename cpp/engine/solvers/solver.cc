@@ -122,10 +122,11 @@ void Solver<T>::setup(std::shared_ptr<const CsrMatrix<T>> A, bool reuse_structur
   A_ = std::move(A);
   // The residual workspace serves the monitoring loop and the Krylov
   // recurrences; smoothers and inner AMG solvers never touch it, and on a
-  // large level it is as big as a solution vector.
-  if (monitor_residual_ || keeps_residual()) {
-    r_.resize(A_->nrows);
-  } else {
+  // large level it is as big as a solution vector. Like the Krylov bases it
+  // is sized by the first solve (size_residual), not here, so that the
+  // setup's peak memory holds no solve vectors.
+  if (!(monitor_residual_ || keeps_residual()) ||
+      r_.size() != static_cast<std::size_t>(A_->nrows)) {
     Vector<T>().swap(r_);
   }
   if (const Distribution<T>* dist = A_->dist.get()) {
@@ -206,11 +207,19 @@ bool Solver<T>::converged_with(double nrm, double initial, double largest) const
 }
 
 template <class T>
+void Solver<T>::size_residual() {
+  // Also covers monitoring switched on after setup (set_monitor_residual).
+  const std::size_t n = static_cast<std::size_t>(rows());
+  if ((monitor_residual_ || keeps_residual()) && r_.size() != n) r_.resize(n);
+}
+
+template <class T>
 void Solver<T>::apply(const T* b, T* x, bool x_is_zero, int iterations) {
   if (iterations <= 0) {
     if (x_is_zero) cpu::fill<T>(rows(), T(0), x);
     return;
   }
+  size_residual();
   solve_init(b, x, x_is_zero);
   for (int it = 0; it < iterations; ++it) {
     if (solve_iteration(b, x, x_is_zero && it == 0) != IterationResult::kContinue) break;
@@ -223,8 +232,7 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
   if (!A_) throw InvalidInput(name_ + ": solve called before setup");
   const double t0 = now_seconds();
   const std::size_t n = rows();
-  // Monitoring switched on after setup (set_monitor_residual).
-  if (monitor_residual_ && r_.size() != n) r_.resize(n);
+  size_residual();
   iterations_ = 0;
   history_.clear();
   final_residual_ = initial_residual_ = max_residual_ = -1;

@@ -100,7 +100,7 @@ class Solver {
   // initial and largest norms so far are `initial` and `largest` (the
   // batched solves of batched/ run it once per right-hand side).
   bool converged_with(double nrm, double initial, double largest) const;
-  // That test as a value (for loops that run it elsewhere, e.g. on a GPU).
+  // That test as a value (StoppingRule), the one rule converged_with applies.
   StoppingRule stopping_rule() const;
 
  protected:
@@ -111,6 +111,8 @@ class Solver {
   // True if solve_iteration keeps r_ equal to its residual (Krylov
   // recurrences); otherwise the loop recomputes r_ = b - A x when monitoring.
   virtual bool keeps_residual() const { return false; }
+  // Sizes r_ for a solve or apply (it is not allocated at setup).
+  void size_residual();
   // Methods that know their residual norm without the vector (GMRES's
   // Givens estimate in L2) return true and set *norm; the loop then uses it
   // instead of norm(r_).
@@ -148,7 +150,7 @@ class Solver {
   std::string scope_;
   std::string name_;
   std::shared_ptr<const CsrMatrix<T>> A_;
-  Vector<T> r_;  // residual workspace (size n after setup)
+  Vector<T> r_;  // residual workspace (size n from the first solve or apply on)
 
   int max_iters_;
   double tolerance_;

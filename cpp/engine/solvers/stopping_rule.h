@@ -1,7 +1,10 @@
 // The convergence test of Solver::solve as a plain value: the configured
-// criterion, tolerances and the precision's floor. A value type with an
-// inline test so that a device loop (backend/cuda, which evaluates it inside
-// a CUDA graph between iterations) applies exactly the host's rule.
+// criterion, tolerances and the precision's floor. Every solve loop tests
+// through Solver::converged_with, which applies this one rule: Solver::solve,
+// the batched solves (batched/) and the CUDA backend's loop
+// (backend/cuda/device_solver.cc, which reads each residual norm back and
+// tests it on the host). The test is inline and marked __host__ __device__
+// under nvcc, so device code may evaluate the same rule too.
 #pragma once
 #include "core/types.h"
 

@@ -102,7 +102,8 @@ ffi::Error GatherImpl(int64_t comm_handle, int64_t row_start, int64_t nglobal,
     const auto part = dist::RowPartition::build(comm, row_start, n, nglobal);
     mpi_cache::Key key;
     key.is_double = type == ffi::F64;
-    key.comm = comm_handle;
+    // The engine's duplicate, not the caller's handle (reusable once freed).
+    key.comm = static_cast<int64_t>(comm.serial());
     key.comm_size = comm.size();
     key.row_start = row_start;
     key.nglobal = nglobal;

@@ -83,7 +83,8 @@ void solve_typed(const dist::Communicator& comm, const SolveAttrs& at, const Par
     key.config = std::string(at.config);
     key.is_double = std::is_same<T, double>::value;
     key.block_dim = at.block_dim;
-    key.comm = part.comm;
+    // The engine's duplicate, not the caller's handle (reusable once freed).
+    key.comm = static_cast<int64_t>(comm.serial());
     key.comm_size = comm.size();
     key.row_start = part.row_start;
     key.nglobal = part.nglobal;

@@ -1,7 +1,8 @@
 // The solver cache of the MPI handlers: an LRU of set-up distributed solvers
 // and of halo plans for gathering columns, keyed by the local structure, the
 // configuration, the value type, the block size and the communicator with
-// its partition (handle, size, row_start, nglobal).
+// its partition (the serial of the engine's duplicate of the communicator,
+// size, row_start, nglobal).
 //
 // Whether an entry is set up, reset up with new values or reused is agreed
 // by the processes (an allreduce), so that an entry evicted on one process
@@ -32,6 +33,7 @@ struct Key {
   std::string config;  // empty for a gather plan
   bool is_double = true;
   int64_t block_dim = 1;
+  // comm: dist::Communicator::serial(), unique per duplicate in this process.
   int64_t comm = 0, comm_size = 0, row_start = 0, nglobal = 0, n_local = 0, nnz = 0;
   uint64_t layout = 0;  // every process's block (bind_layout)
   bool operator==(const Key& o) const {

@@ -11,22 +11,11 @@
 #include "api/linear_solver.h"
 #include "backend/cuda/device_array.h"
 #include "backend/cuda/device_solver.h"
+#include "cuda/gpu_testing.h"
 #include "problems.h"
 
 namespace jaxamg {
 namespace {
-
-bool have_gpu() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
-
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
 
 std::string krylov_amg(const std::string& krylov, const std::string& amg_body, double tol) {
   return R"({"config_version": 2, "solver": {"scope": "main", "solver": ")" + krylov +

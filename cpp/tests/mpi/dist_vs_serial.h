@@ -1,10 +1,14 @@
-// One solve of A x = b (or A^T x = b) by the serial engine and by the
-// distributed one on this run's processes (equal or unequal partitions),
-// compared over the global vector. Shared by the distributed solver tests.
+// The distributed engine against the serial one: the relative difference of
+// two solutions over the global vector, one solve of A x = b (or A^T x = b)
+// by both on this run's processes (equal or unequal partitions), and the
+// matrix and configuration variations the distributed tests share.
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +17,45 @@
 #include "mpi_test_util.h"
 
 namespace jaxamg::mpitest {
+
+// ||x_dist - x_serial|| / ||x_serial|| over the global vector, the same on
+// every process: `local` is this process's block of the distributed solution,
+// rows [lo, lo + local.size()), and `global` the whole serial solution.
+// Summed in double, float32 solutions too.
+template <class T>
+double global_relative_difference(const std::vector<T>& local, const std::vector<T>& global,
+                                  int64_t lo) {
+  double num[2] = {0, 0};
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    const double d = local[i] - global[lo + i];
+    num[0] += d * d;
+    num[1] += double(global[lo + i]) * global[lo + i];
+  }
+  MPI_Allreduce(MPI_IN_PLACE, num, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return std::sqrt(num[0] / num[1]);
+}
+
+// A with its off-diagonal entries weakened by a factor in [0.5, 1] that
+// varies from entry to entry (symmetric in i and j): new values on A's
+// pattern, symmetric and diagonally dominant when A is.
+inline CsrMatrix<double> perturbed(const CsrMatrix<double>& A) {
+  CsrMatrix<double> B = A;
+  for (Index i = 0; i < B.nrows; ++i) {
+    for (Index k = B.row_ptr[i]; k < B.row_ptr[i + 1]; ++k) {
+      const Index j = B.col[k];
+      const double s = std::sin(0.7 * std::min(i, j) + 1.3 * std::max(i, j));
+      if (j != i) B.val[k] *= 1.0 - 0.5 * s * s;
+    }
+  }
+  return B;
+}
+
+// `cfg` with its V-cycle ("cycle": "V") replaced by `cycle`.
+inline std::string with_cycle(std::string cfg, const std::string& cycle) {
+  const std::string v = R"("cycle": "V")";
+  cfg.replace(cfg.find(v), v.size(), R"("cycle": ")" + cycle + R"(")");
+  return cfg;
+}
 
 struct Outcome {
   double rel_diff = 0;  // ||x_dist - x_serial|| / ||x_serial|| over the global vector
@@ -39,14 +82,8 @@ inline Outcome compare(const CsrMatrix<double>& A, const std::string& cfg, bool 
   std::vector<double> xl(hi - lo, 0.0);
   const SolveResult rd = ds.solve(b.data() + lo, xl.data(), static_cast<Index>(hi - lo), false, transpose);
 
-  double num[2] = {0, 0};
-  for (int64_t i = lo; i < hi; ++i) {
-    num[0] += (xl[i - lo] - xs[i]) * (xl[i - lo] - xs[i]);
-    num[1] += xs[i] * xs[i];
-  }
-  MPI_Allreduce(MPI_IN_PLACE, num, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   Outcome o;
-  o.rel_diff = std::sqrt(num[0] / num[1]);
+  o.rel_diff = global_relative_difference(xl, xs, lo);
   o.dist_iters = rd.iterations;
   o.serial_iters = rs.iterations;
   o.dist_status = rd.status;

@@ -54,20 +54,6 @@ int rows_differing(const dist::DistProlongation<double>& dp, const CsrMatrix<dou
   return bad;
 }
 
-// A with its off-diagonal entries weakened by a factor in [0.5, 1] that
-// varies from entry to entry (symmetric in i and j).
-CsrMatrix<double> perturbed(const CsrMatrix<double>& A) {
-  CsrMatrix<double> B = A;
-  for (Index i = 0; i < B.nrows; ++i) {
-    for (Index k = B.row_ptr[i]; k < B.row_ptr[i + 1]; ++k) {
-      const Index j = B.col[k];
-      const double s = std::sin(0.7 * std::min(i, j) + 1.3 * std::max(i, j));
-      if (j != i) B.val[k] *= 1.0 - 0.5 * s * s;
-    }
-  }
-  return B;
-}
-
 // The splitting and P of the finest level, distributed on this run's
 // processes, against ClassicalCoarsening on the global matrix; then a
 // rebuild with new values (perturbed(A)) against the serial rebuild.
@@ -218,8 +204,7 @@ TEST(DistClassical, SolvesMatchSerialWithinTwentyPercentOfItsIterations) {
 TEST(DistClassical, WAndKCyclesMatchSerial) {
   const auto A = testing::poisson3d<double>(12);
   for (const char* cycle : {"W", "F", "CGF"}) {
-    std::string cfg = classical_cfg("PCGF", "D2", "ACROSS_PROCESSES");
-    cfg.replace(cfg.find(R"("cycle": "V")"), 12, std::string(R"("cycle": ")") + cycle + "\"");
+    const std::string cfg = with_cycle(classical_cfg("PCGF", "D2", "ACROSS_PROCESSES"), cycle);
     for (bool unequal : {false, true}) {
       const Outcome r = compare(A, cfg, unequal, false, 1, 4);
       EXPECT_EQ(r.dist_status, Status::kSuccess) << cycle;
@@ -295,14 +280,8 @@ TEST(DistClassical, Float32SolveMatchesSerialFloat32) {
   const SolveResult rd = ds.solve(b.data() + lo, xl.data(), static_cast<Index>(hi - lo), false);
   EXPECT_EQ(rd.status, Status::kSuccess);
   EXPECT_LE(rd.iterations, std::max<int>(rs.iterations * 1.2, rs.iterations + 1));
-  double num[2] = {0, 0};
-  for (int64_t i = lo; i < hi; ++i) {
-    num[0] += (xl[i - lo] - xs[i]) * double(xl[i - lo] - xs[i]);
-    num[1] += double(xs[i]) * xs[i];
-  }
-  MPI_Allreduce(MPI_IN_PLACE, num, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   // Both stop at a relative residual of 1e-5: agreement to 1e-3.
-  EXPECT_LE(std::sqrt(num[0] / num[1]), 1e-3);
+  EXPECT_LE(global_relative_difference(xl, xs, lo), 1e-3);
 }
 
 // A resetup keeps every level's splitting and interpolation pattern and
@@ -342,13 +321,7 @@ TEST(DistClassical, ResetupKeepsTheSplittingAndMatchesTheSerialResetup) {
       std::vector<double> x(hi - lo, 0.0);
       const SolveResult rd = ds.solve(b.data() + lo, x.data(), static_cast<Index>(hi - lo), false);
       EXPECT_EQ(rd.status, Status::kSuccess) << what;
-      double num[2] = {0, 0};
-      for (int64_t i = lo; i < hi; ++i) {
-        num[0] += (x[i - lo] - xs[i]) * (x[i - lo] - xs[i]);
-        num[1] += xs[i] * xs[i];
-      }
-      MPI_Allreduce(MPI_IN_PLACE, num, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-      EXPECT_LE(std::sqrt(num[0] / num[1]), 1e-8) << what;
+      EXPECT_LE(global_relative_difference(x, xs, lo), 1e-8) << what;
       if (std::string(selector) == "PMIS" || size() == 1) {
         EXPECT_EQ(rd.iterations, rs.iterations) << what;
       } else {

@@ -81,7 +81,8 @@ void spmv_axpby(const CsrMatrix<T>& A, T alpha, const T* x, T beta, T* y) {
 template <class T>
 std::size_t restrict_work_size(const CsrMatrix<T>& P, int threads) {
   if (threads <= 1 || P.nrows <= kParallelMin) return 0;
-  return static_cast<std::size_t>(threads) * static_cast<std::size_t>(P.ncols);
+  // Thread 0 sums into y itself.
+  return static_cast<std::size_t>(threads - 1) * static_cast<std::size_t>(P.ncols);
 }
 
 template <class T>
@@ -106,7 +107,7 @@ void restrict_residual(const CsrMatrix<T>& A, const T* x, const T* b, const CsrM
     const Index p1 = prp[i + 1];
     for (Index p = prp[i]; p < p1; ++p) acc[pci[p]] += ri * pv[p];
   };
-  const int avail = m > 0 ? static_cast<int>(work_size / static_cast<std::size_t>(m)) : 0;
+  const int avail = m > 0 ? static_cast<int>(work_size / static_cast<std::size_t>(m)) + 1 : 0;
   const int threads = std::min(omp_get_max_threads(), avail);
   if (n <= kParallelMin || threads <= 1) {
     for (Index j = 0; j < m; ++j) y[j] = T(0);
@@ -116,14 +117,16 @@ void restrict_residual(const CsrMatrix<T>& A, const T* x, const T* b, const CsrM
 #pragma omp parallel num_threads(threads)
   {
     const int nth = omp_get_num_threads();
-    T* acc = work + static_cast<std::size_t>(omp_get_thread_num()) * m;
+    const int tid = omp_get_thread_num();
+    // Thread u > 0 scatters into work[(u - 1) m ...]; thread 0 into y.
+    T* acc = tid == 0 ? y : work + static_cast<std::size_t>(tid - 1) * m;
     for (Index j = 0; j < m; ++j) acc[j] = T(0);
 #pragma omp for schedule(static)
     for (Index i = 0; i < n; ++i) row(i, acc);
 #pragma omp for schedule(static)
     for (Index j = 0; j < m; ++j) {
-      T s = 0;
-      for (int u = 0; u < nth; ++u) s += work[static_cast<std::size_t>(u) * m + j];
+      T s = y[j];
+      for (int u = 1; u < nth; ++u) s += work[static_cast<std::size_t>(u - 1) * m + j];
       y[j] = s;
     }
   }

@@ -22,8 +22,9 @@ void spmv_axpby(const CsrMatrix<T>& A, T alpha, const T* x, T beta, T* y);
 // Restriction by P^T without storing it, fused with the residual:
 //   y = P^T (b - A x)   (y = P^T b when x is null),
 // also writing b - A x to r when r is non-null. Each thread scatters its rows
-// into its own partial sums in `work` (restrict_work_size(P, threads)
-// entries; at most `threads` threads run), which are then added up.
+// into its own partial sums, which are then added up: the first thread's in
+// y, the others' in `work` (restrict_work_size(P, threads) entries, m for
+// each thread but the first; at most `threads` threads run).
 template <class T>
 std::size_t restrict_work_size(const CsrMatrix<T>& P, int threads);
 template <class T>

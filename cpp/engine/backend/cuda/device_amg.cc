@@ -91,15 +91,20 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const AmgSolver<T>& amg)
     }
   }
   if (const auto* lu = dynamic_cast<const DenseLUSolver<T>*>(amg.coarse_solver())) {
-    coarse_n_ = lu->size();
-    DeviceArray<T> factors;
-    DeviceArray<Index> piv;
-    factors.assign(lu->factors());
-    piv.assign(lu->pivots());
-    coarse_inverse_.resize(static_cast<std::size_t>(coarse_n_) * coarse_n_);
-    dense_inverse<T>(coarse_n_, factors.data(), piv.data(), coarse_inverse_.data(), nullptr);
-    check(cudaStreamSynchronize(nullptr), "dense_inverse (coarse LU)");
+    set_coarse_inverse(*lu);
   }
+}
+
+template <class T>
+void DeviceAmg<T>::set_coarse_inverse(const DenseLUSolver<T>& lu) {
+  coarse_n_ = lu.size();
+  DeviceArray<T> factors;
+  DeviceArray<Index> piv;
+  factors.assign(lu.factors());
+  piv.assign(lu.pivots());
+  coarse_inverse_.resize(static_cast<std::size_t>(coarse_n_) * coarse_n_);
+  dense_inverse<T>(coarse_n_, factors.data(), piv.data(), coarse_inverse_.data(), nullptr);
+  check(cudaStreamSynchronize(nullptr), "dense_inverse (coarse LU)");
 }
 
 template <class T>

@@ -23,7 +23,15 @@
 #include "backend/cuda/device_csr.h"
 #include "solvers/smoothers/chebyshev.h"
 
+namespace jaxamg {
+template <class T>
+class DenseLUSolver;
+}
+
 namespace jaxamg::cuda {
+
+template <class T>
+class DeviceAggregationSetup;
 
 // Bytes moved by the device work of a solve, counted as it is issued (the
 // traffic model of the benchmark: each operand read once, each result written once).
@@ -37,8 +45,20 @@ class DeviceAmg {
   // Empty if `amg` runs on the device; otherwise why not. (As a
   // preconditioner it must not monitor its residual: DeviceSolver checks.)
   static std::string unsupported(const AmgSolver<T>& amg);
+  // The same for a hierarchy built on the device (DeviceAggregationSetup)
+  // with the AMG scope `scope` of ctx.config: cycle, smoother (JACOBI_L1 or
+  // NOSOLVER) and coarse solver (DENSE_LU_SOLVER or NOSOLVER).
+  static std::string unsupported(SolverContext& ctx, const std::string& scope);
 
   DeviceAmg(cusparseHandle_t handle, const AmgSolver<T>& amg);
+  // The hierarchy of a device aggregation setup (setup/), with the cycle,
+  // smoother and coarse solver of the AMG scope `scope` of ctx.config:
+  // JACOBI_L1 (l1 norms computed on the device) or no smoother, and
+  // DENSE_LU_SOLVER (factored on the host from the downloaded coarsest
+  // matrix) or coarsest-level sweeps. Throws NotSupported with the reason
+  // unsupported(ctx, scope) gives. Defined in setup/device_amg_from_setup.cc.
+  DeviceAmg(cusparseHandle_t handle, const DeviceAggregationSetup<T>& setup, SolverContext& ctx,
+            const std::string& scope);
 
   // The AMG solver's solve from a zero guess with monitoring off, as a
   // preconditioner calls it: max_iters cycles (x = 0 for max_iters 0).
@@ -47,6 +67,9 @@ class DeviceAmg {
   void cycle(const T* b, T* x, bool x_is_zero, cudaStream_t s);
 
   const DeviceCsr<T>& fine_matrix() const { return levels_.front().A; }
+  // New values of the fine matrix (same pattern, device memory) on
+  // `stream`; coarse levels and smoother data stay (reuse_setup).
+  void replace_fine_values(const T* val, cudaStream_t s) { levels_.front().A.replace_values(val, s); }
   int num_levels() const { return static_cast<int>(levels_.size()); }
   Traffic& traffic() { return traffic_; }
 
@@ -69,6 +92,8 @@ class DeviceAmg {
   void smooth(Level& L, const T* b, T* x, bool x_is_zero, int n, cudaStream_t s);
   void residual(Level& L, const T* x, const T* b, T* r, cudaStream_t s);
   void spmv(const DeviceCsr<T>& M, T alpha, const T* x, T beta, T* y);
+  // coarse_n_ and coarse_inverse_ from the factors of a dense LU.
+  void set_coarse_inverse(const DenseLUSolver<T>& lu);
 
   cusparseHandle_t handle_;
   CycleParams params_;

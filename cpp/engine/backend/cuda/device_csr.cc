@@ -7,6 +7,11 @@ namespace jaxamg::cuda {
 
 namespace {
 
+// CSR_ALG2 gives the same bits on every run; CSR_ALG1 does not promise it
+// (two solves of one system could differ in the last bits, and so could
+// their iteration counts).
+constexpr cusparseSpMVAlg_t kSpmvAlgorithm = CUSPARSE_SPMV_CSR_ALG2;
+
 template <class T>
 constexpr cudaDataType value_type() {
   return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
@@ -51,13 +56,49 @@ void DeviceCsr<T>::upload(cusparseHandle_t handle, const CsrMatrix<T>& A) {
   row_ptr_.assign(A.row_ptr);
   col_.assign(A.col);
   val_.assign(A.val);
+  describe(handle, A.nnz());
+}
+
+template <class T>
+void DeviceCsr<T>::copy_device(cusparseHandle_t handle, Index rows, Index cols, Index nnz,
+                               const Index* ptr, const Index* col, const T* val) {
+  if (descr_) {
+    cusparseDestroySpMat(descr_);
+    descr_ = nullptr;
+  }
+  rows_ = rows;
+  cols_ = cols;
+  row_ptr_.resize(static_cast<std::size_t>(rows) + 1);
+  col_.resize(nnz);
+  val_.resize(nnz);
+  check(cudaMemcpy(row_ptr_.data(), ptr, row_ptr_.size() * sizeof(Index), cudaMemcpyDeviceToDevice),
+        "cudaMemcpy D2D (row offsets)");
+  if (nnz > 0) {
+    check(cudaMemcpy(col_.data(), col, nnz * sizeof(Index), cudaMemcpyDeviceToDevice),
+          "cudaMemcpy D2D (columns)");
+    check(cudaMemcpy(val_.data(), val, nnz * sizeof(T), cudaMemcpyDeviceToDevice),
+          "cudaMemcpy D2D (values)");
+  }
+  describe(handle, nnz);
+}
+
+template <class T>
+void DeviceCsr<T>::replace_values(const T* val, cudaStream_t stream) {
+  if (val_.size() == 0) return;
+  check(cudaMemcpyAsync(val_.data(), val, val_.size() * sizeof(T), cudaMemcpyDeviceToDevice,
+                        stream),
+        "cudaMemcpyAsync D2D (new values)");
+}
+
+template <class T>
+void DeviceCsr<T>::describe(cusparseHandle_t handle, Index nnz) {
   if (rows_ == 0) return;
   // cuSPARSE wants valid pointers even for an empty pattern.
   if (col_.empty()) {
     col_.resize(1);
     val_.resize(1);
   }
-  check(cusparseCreateCsr(&descr_, rows_, cols_, A.nnz(), row_ptr_.data(), col_.data(),
+  check(cusparseCreateCsr(&descr_, rows_, cols_, nnz, row_ptr_.data(), col_.data(),
                           val_.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                           CUSPARSE_INDEX_BASE_ZERO, value_type<T>()),
         "cusparseCreateCsr");
@@ -66,7 +107,7 @@ void DeviceCsr<T>::upload(cusparseHandle_t handle, const CsrMatrix<T>& A) {
   const T one = 1, zero = 0;
   size_t bytes = 0;
   check(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, descr_, vx.d,
-                                &zero, vy.d, value_type<T>(), CUSPARSE_SPMV_CSR_ALG1, &bytes),
+                                &zero, vy.d, value_type<T>(), kSpmvAlgorithm, &bytes),
         "cusparseSpMV_bufferSize");
   buffer_.resize(bytes > 0 ? bytes : 1);
 }
@@ -76,7 +117,7 @@ void DeviceCsr<T>::spmv(cusparseHandle_t handle, T alpha, const T* x, T beta, T*
   if (rows_ == 0) return;
   DnVec vx(cols_, x, value_type<T>()), vy(rows_, y, value_type<T>());
   check(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, descr_, vx.d, &beta, vy.d,
-                     value_type<T>(), CUSPARSE_SPMV_CSR_ALG1,
+                     value_type<T>(), kSpmvAlgorithm,
                      const_cast<unsigned char*>(buffer_.data())),
         "cusparseSpMV");
 }

@@ -20,6 +20,13 @@ class DeviceCsr {
 
   // Copies A to the device and sizes the SpMV buffer with `handle`.
   void upload(cusparseHandle_t handle, const CsrMatrix<T>& A);
+  // Copies a CSR matrix that is already on the device (rows + 1 offsets, nnz
+  // columns and values), e.g. a level built by the device setup.
+  void copy_device(cusparseHandle_t handle, Index rows, Index cols, Index nnz, const Index* ptr,
+                   const Index* col, const T* val);
+  // New values for the same pattern (nnz entries, device memory), copied on
+  // `stream`; the descriptor keeps pointing at them.
+  void replace_values(const T* val, cudaStream_t stream);
   // y = alpha A x + beta y on the handle's stream.
   void spmv(cusparseHandle_t handle, T alpha, const T* x, T beta, T* y) const;
 
@@ -31,6 +38,8 @@ class DeviceCsr {
   double spmv_bytes() const;
 
  private:
+  // The cuSPARSE descriptor and SpMV buffer over row_ptr_, col_, val_.
+  void describe(cusparseHandle_t handle, Index nnz);
   Index rows_ = 0, cols_ = 0;
   DeviceArray<Index> row_ptr_, col_;
   DeviceArray<T> val_;

@@ -1,6 +1,8 @@
 #include "backend/cuda/device_solver.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "amg/amg_solver.h"
@@ -56,22 +58,35 @@ Reduce norm_reduction(NormType t) {
   return Reduce::kSumSquaresSqrt;
 }
 
+// JAXAMG_CUDA_GRAPHS=0 selects the per-iteration host loop.
+bool graphs_enabled() {
+  const char* v = std::getenv("JAXAMG_CUDA_GRAPHS");
+  return !(v && std::strcmp(v, "0") == 0);
+}
+
 }  // namespace
 
 template <class T>
-std::string DeviceSolver<T>::unsupported(const Solver<T>& top) {
+std::string DeviceSolver<T>::unsupported_method(const Solver<T>& top) {
   int m = 0;
   if (!method_of(top.name(), &m)) return "solver " + top.name();
+  const Config& cfg = top.context().config;
+  if (cfg.get_int("print_solve_stats", top.scope()) != 0 ||
+      cfg.get_int("obtain_timings", top.scope()) != 0) {
+    return "print_solve_stats/obtain_timings (statistics text is printed by the host loop)";
+  }
+  return "";
+}
+
+template <class T>
+std::string DeviceSolver<T>::unsupported(const Solver<T>& top) {
+  const std::string why = unsupported_method(top);
+  if (!why.empty()) return why;
   if (top.matrix().dist) return "a distributed matrix";
   const auto* k = dynamic_cast<const KrylovSolver<T>*>(&top);
   if (k && k->preconditioner() && !dynamic_cast<const AmgSolver<T>*>(k->preconditioner()) &&
       !mixed_of(top)) {
     return "preconditioner " + k->preconditioner()->name() + " of " + top.name();
-  }
-  const Config& cfg = top.context().config;
-  if (cfg.get_int("print_solve_stats", top.scope()) != 0 ||
-      cfg.get_int("obtain_timings", top.scope()) != 0) {
-    return "print_solve_stats/obtain_timings (statistics text is printed by the host loop)";
   }
   if (const AmgSolver<T>* amg = amg_of(top)) {
     if (amg != &top && amg->monitors_residual()) {
@@ -113,39 +128,80 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
         mixed_ = std::make_unique<DeviceMixedAmg>(handle_, *mixed, own_A_);
       }
     }
-    const std::size_t n = static_cast<std::size_t>(n_);
-    r_.resize(n);
-    switch (method_) {
-      case Method::kCG:
-      case Method::kPCG:
-      case Method::kPCGF:
-        p_.resize(n);
-        q_.resize(n);
-        if (has_amg()) z_.resize(n);
-        break;
-      case Method::kBiCGStab:
-      case Method::kPBiCGStab:
-        shadow_.resize(n);
-        p_.resize(n);
-        v_.resize(n);
-        t_.resize(n);
-        if (has_amg()) {
-          phat_.resize(n);
-          shat_.resize(n);
-        }
-        break;
-      case Method::kAmg:
-        break;
-    }
-    scal_.resize(kNumSlots);
-    work_.resize(kReduceBlocks);
-    flags_.resize(2);
-    check(cudaMallocHost(reinterpret_cast<void**>(&pinned_), 4 * sizeof(double)),
-          "cudaMallocHost");
+    allocate_work();
   } catch (...) {
     cusparseDestroy(handle_);
     throw;
   }
+}
+
+template <class T>
+DeviceSolver<T>::DeviceSolver(const Solver<T>& top, const DeviceAggregationSetup<T>& setup,
+                              const std::string& amg_scope)
+    : top_(top) {
+  const std::string why = unsupported_method(top);
+  if (!why.empty()) throw NotSupported("CUDA backend: " + why + " does not run on the GPU");
+  int m = 0;
+  method_of(top.name(), &m);
+  method_ = static_cast<Method>(m);
+  if (setup.num_levels() < 1) {
+    throw InvalidInput("DeviceSolver: the device aggregation setup has no levels; call setup() "
+                       "on it first");
+  }
+  n_ = setup.level(0).rows();
+  check(cusparseCreate(&handle_), "cusparseCreate");
+  try {
+    amg_ = std::make_unique<DeviceAmg<T>>(handle_, setup, top.context(), amg_scope);
+    A_ = &amg_->fine_matrix();
+    allocate_work();
+  } catch (...) {
+    amg_.reset();
+    cusparseDestroy(handle_);
+    handle_ = nullptr;
+    throw;
+  }
+}
+
+template <class T>
+void DeviceSolver<T>::replace_values(const T* val, cudaStream_t stream) {
+  if (!amg_ || A_ != &amg_->fine_matrix()) {
+    throw NotSupported("DeviceSolver::replace_values: only a solver built from a device setup "
+                       "takes new operator values in place");
+  }
+  amg_->replace_fine_values(val, stream);
+}
+
+template <class T>
+void DeviceSolver<T>::allocate_work() {
+  const std::size_t n = static_cast<std::size_t>(n_);
+  r_.resize(n);
+  switch (method_) {
+    case Method::kCG:
+    case Method::kPCG:
+    case Method::kPCGF:
+      p_.resize(n);
+      q_.resize(n);
+      if (has_amg()) z_.resize(n);
+      break;
+    case Method::kBiCGStab:
+    case Method::kPBiCGStab:
+      shadow_.resize(n);
+      p_.resize(n);
+      v_.resize(n);
+      t_.resize(n);
+      if (has_amg()) {
+        phat_.resize(n);
+        shat_.resize(n);
+      }
+      break;
+    case Method::kAmg:
+      break;
+  }
+  scal_.resize(kNumSlots);
+  work_.resize(kReduceBlocks);
+  flags_.resize(2);
+  check(cudaMallocHost(reinterpret_cast<void**>(&pinned_), 4 * sizeof(double)),
+        "cudaMallocHost");
 }
 
 template <class T>
@@ -293,6 +349,58 @@ void DeviceSolver<T>::method_iteration(T* x) {
 }
 
 template <class T>
+double DeviceSolver<T>::traffic_total() {
+  return traffic_.bytes + (amg_ ? amg_->traffic().bytes : 0) +
+         (mixed_ ? mixed_->traffic_bytes() : 0);
+}
+
+template <class T>
+bool DeviceSolver<T>::ensure_loop(const T* b, T* x, bool monitor, bool store, NormType norm_type,
+                                  int max_iters) {
+  if (loop_failed_) return false;
+  const LoopKey key{b, x, monitor, store, norm_type, max_iters};
+  if (loop_.captured() && loop_key_ == key) return true;
+  LoopRule rule;
+  rule.rule = top_.stopping_rule();
+  rule.monitor = monitor ? 1 : 0;
+  rule.store = monitor && store ? 1 : 0;
+  cudaStream_t run_stream = stream_;
+  const double before = traffic_total();
+  // The body is the host loop's iteration: method_iteration (or an AMG cycle
+  // and its residual) and read_back's norm, enqueued on the capture stream.
+  auto body = [&](cudaStream_t cs) {
+    stream_ = cs;
+    check(cusparseSetStream(handle_, cs), "cusparseSetStream (capture)");
+    if (method_ == Method::kAmg) {
+      amg_cycle(b, x, false);
+      residual(x, b, r_.data());
+    } else {
+      method_iteration(x);
+    }
+    reduce_to(norm_reduction(norm_type), r_.data(), nullptr, kNorm);
+  };
+  bool ok = true;
+  try {
+    loop_.capture(body, scal_.data(), rule, max_iters);
+  } catch (const CudaError&) {
+    // Not capturable here (an older driver, a library call that
+    // synchronises): the host loop gives the same results. The refused
+    // call left its error as the thread's last error: clear it, or the next
+    // launch check would report it.
+    cudaGetLastError();
+    loop_failed_ = true;
+    ok = false;
+  }
+  stream_ = run_stream;
+  check(cusparseSetStream(handle_, run_stream), "cusparseSetStream");
+  // Capturing enqueued nothing: its traffic counts per iteration run.
+  loop_bytes_ = traffic_total() - before;
+  traffic_.bytes -= loop_bytes_;
+  if (ok) loop_key_ = key;
+  return ok;
+}
+
+template <class T>
 SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t stream) {
   stream_ = stream;
   check(cusparseSetStream(handle_, stream), "cusparseSetStream");
@@ -310,6 +418,25 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
   const bool keeps_residual = method_ != Method::kAmg;
   const int max_iters = S.max_iters();
   const bool x_is_zero = !use_x0;
+
+  // With the iteration graph the solve runs on vectors of its own, so that
+  // the captured iteration's addresses hold for every call.
+  const bool graphs = graphs_enabled() && (monitor || method_ != Method::kAmg);
+  T* const x_out = x;
+  if (graphs) {
+    x_loop_.resize(n_);
+    if (use_x0) {
+      check(cudaMemcpyAsync(x_loop_.data(), x, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+            "cudaMemcpyAsync (initial guess)");
+    }
+    x = x_loop_.data();
+    if (method_ == Method::kAmg) {
+      b_loop_.resize(n_);
+      check(cudaMemcpyAsync(b_loop_.data(), b, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+            "cudaMemcpyAsync (right-hand side)");
+      b = b_loop_.data();
+    }
+  }
 
   SolveResult res;
   int iterations = 0;
@@ -345,7 +472,35 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
     method_init(b, x, zero_start);
     first_pass = false;
     bool from_recurrence = false;
+    bool pass_started = false;
     while (iterations < max_iters && !done) {
+      // After the first iteration of a pass (which may differ: a zero
+      // guess, the first direction), the rest runs as one graph launch.
+      // Only an AMG iteration reads b; a Krylov iteration works on r, so
+      // its graph does not depend on the caller's b buffer.
+      if (graphs && pass_started &&
+          ensure_loop(method_ == Method::kAmg ? b : nullptr, x, monitor, store, norm_type,
+                      max_iters)) {
+        LoopState start;
+        start.initial = initial;
+        start.largest = largest;
+        start.final_norm = final_norm;
+        start.limit = max_iters - iterations;
+        const LoopState out = loop_.run(start, stream_, store && monitor ? &res.history : nullptr);
+        iterations += out.iterations;
+        traffic_.bytes += out.iterations * loop_bytes_;
+        if (monitor && out.iterations > 0) {
+          from_recurrence = keeps_residual;
+          final_norm = out.final_norm;
+          largest = out.largest;
+        }
+        if (out.done) {
+          status = static_cast<Status>(out.status);
+          done = true;
+        }
+        continue;
+      }
+      pass_started = true;
       if (method_ == Method::kAmg) {
         amg_cycle(b, x, x_is_zero && iterations == 0);
         if (monitor) residual(x, b, r_.data());
@@ -402,6 +557,10 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
     }
   }
   if (x_is_zero && iterations == 0) fill<T>(n_, T(0), x, stream_);
+  if (x != x_out) {
+    check(cudaMemcpyAsync(x_out, x, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+          "cudaMemcpyAsync (solution)");
+  }
   if (!all_finite(x)) status = Status::kFailed;
   res.status = status;
   res.iterations = iterations;

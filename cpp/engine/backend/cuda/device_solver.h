@@ -6,10 +6,18 @@
 // history, AmgX statuses (SUCCESS, NOT_CONVERGED, FAILED on NaN/Inf,
 // DIVERGED on a breakdown) and true-residual check before SUCCESS. The
 // recurrence scalars stay on the device; the host reads three numbers once
-// per iteration (stop flag and residual norm) for the convergence test.
+// per iteration (stop flag and residual norm) for the convergence test --
+// or, by default, runs the iterations after the first as one CUDA graph
+// (IterationGraph) that applies the same test on the device and returns to
+// the host only when the loop stops. JAXAMG_CUDA_GRAPHS=0 in the environment
+// selects the per-iteration host loop (the results are the same).
 //
 // The tree must stay alive and unchanged while this object exists (a
 // resetup builds a new DeviceSolver).
+//
+// A second constructor takes the AMG hierarchy of a device aggregation
+// setup (setup/) instead: the tree then only supplies the outer method's
+// parameters (it needs no setup, and its matrix is never read).
 #pragma once
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
@@ -20,7 +28,9 @@
 #include "api/linear_solver.h"
 #include "backend/cuda/device_amg.h"
 #include "backend/cuda/device_mixed_amg.h"
+#include "backend/cuda/iteration_graph.h"
 #include "backend/cuda/kernels.h"
+#include "backend/cuda/setup/device_aggregation_setup.h"
 
 namespace jaxamg::cuda {
 
@@ -31,7 +41,17 @@ class DeviceSolver {
   // solves on the host).
   static std::string unsupported(const Solver<T>& top);
 
+  // The part of unsupported() that is about the outer method alone (its
+  // name, printed statistics), readable from a tree without setup.
+  static std::string unsupported_method(const Solver<T>& top);
+
   explicit DeviceSolver(const Solver<T>& top);
+  // `top` (not set up) gives the outer method; the AMG of scope `amg_scope`
+  // of its config (top itself, or its preconditioner) runs on the hierarchy
+  // of `setup`, whose level 0 is the operator. Throws NotSupported as
+  // DeviceAmg's constructor from a setup does.
+  DeviceSolver(const Solver<T>& top, const DeviceAggregationSetup<T>& setup,
+               const std::string& amg_scope);
   ~DeviceSolver();
   DeviceSolver(const DeviceSolver&) = delete;
   DeviceSolver& operator=(const DeviceSolver&) = delete;
@@ -40,6 +60,12 @@ class DeviceSolver {
   // use_x0) on `stream`; returns after the stream has finished the solve.
   SolveResult solve(const T* b, T* x, bool use_x0, cudaStream_t stream);
 
+  // New values (nnz, the pattern of the operator, device memory) for the
+  // operator only, every AMG level and smoother kept (JAX-AMG's reuse_setup,
+  // LinearSolver::replace_values). Only for the constructor from a device
+  // setup, whose operator is the hierarchy's level 0.
+  void replace_values(const T* val, cudaStream_t stream);
+
   Index rows() const { return n_; }
   // Bytes the last solve moved through device memory by the traffic model.
   double last_solve_bytes() const { return last_bytes_; }
@@ -47,6 +73,8 @@ class DeviceSolver {
  private:
   enum class Method { kCG, kPCG, kPCGF, kBiCGStab, kPBiCGStab, kAmg };
 
+  // The work vectors of the method (both constructors).
+  void allocate_work();
   void method_init(const T* b, T* x, bool x_is_zero);
   void method_iteration(T* x);
   void precondition(const T* r, T* z);
@@ -59,6 +87,11 @@ class DeviceSolver {
   // Enqueues the norm of r_ into kNorm and reads kStop, kHalf, kNorm.
   void read_back(NormType type, double out[3]);
   bool all_finite(const T* x);
+  double traffic_total();
+  // The graph of one iteration on x and b with this monitoring setup,
+  // captured on first use; false if it cannot be captured (the host loop
+  // then runs the iterations).
+  bool ensure_loop(const T* b, T* x, bool monitor, bool store, NormType norm_type, int max_iters);
 
   const Solver<T>& top_;
   Method method_;
@@ -74,6 +107,22 @@ class DeviceSolver {
   DeviceArray<int> flags_;
   double* pinned_ = nullptr;  // host mirror of kStop..kNorm
   bool first_ = true;
+  // The iteration graph, the vectors it runs on and what it was captured for.
+  IterationGraph loop_;
+  DeviceArray<T> x_loop_, b_loop_;
+  struct LoopKey {
+    const T* b = nullptr;
+    const T* x = nullptr;
+    bool monitor = false, store = false;
+    NormType norm = NormType::kL2;
+    int max_iters = 0;
+    bool operator==(const LoopKey& o) const {
+      return b == o.b && x == o.x && monitor == o.monitor && store == o.store && norm == o.norm &&
+             max_iters == o.max_iters;
+    }
+  } loop_key_;
+  bool loop_failed_ = false;  // capture failed once: host loop from then on
+  double loop_bytes_ = 0;     // traffic of one captured iteration
   Traffic traffic_;
   double last_bytes_ = 0;
 };

@@ -1,35 +1,100 @@
 #include "solvers/smoothers/coloring.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "solvers/smoothers/common.h"
 
 namespace jaxamg::smoothers {
 
+namespace {
+
+// Rows grouped by colour from a colour per row.
+void group_rows(Coloring& c) {
+  const Index n = static_cast<Index>(c.color.size());
+  c.color_ptr.assign(c.num_colors + 1, 0);
+  for (Index i = 0; i < n; ++i) ++c.color_ptr[c.color[i] + 1];
+  for (int q = 0; q < c.num_colors; ++q) c.color_ptr[q + 1] += c.color_ptr[q];
+  c.rows.resize(n);
+  std::vector<Index> next(c.color_ptr.begin(), c.color_ptr.end() - 1);
+  for (Index i = 0; i < n; ++i) c.rows[next[c.color[i]]++] = i;
+}
+
+// Greedy first-fit colours of the nodes, or an empty vector if some node
+// needs more than 64 colours. Node I takes the smallest colour of no node
+// J < I with a_IJ != 0 or a_JI != 0. The first kind is read from I's rows;
+// the second is pushed forward: once J is coloured, its colour is marked in
+// a 64-bit mask of every later node of J's rows. The masks (8 bytes a node)
+// replace the transposed pattern (4 bytes an entry).
 template <class T>
-Coloring greedy_coloring(const CsrMatrix<T>& A, Index block_dim) {
+std::vector<int> color_nodes_masked(const CsrMatrix<T>& A, Index k) {
   const Index n = A.nrows;
-  const Index k = std::max<Index>(block_dim, 1);
-  const Index nodes = n / k;  // the caller checks that k divides n
-  const Index nnz = A.nnz();
-  // Node-level pattern: node I's neighbours are the nodes of the columns of
-  // its k rows (columns beyond n, a distributed matrix's ghosts, are not
-  // coloured here). Column-wise (the transpose's rows): the earlier nodes J
-  // with a_JI != 0 are neighbours of I too when the pattern is not symmetric.
+  const Index nodes = n / k;
   auto node_of = [k](Index j) { return j / k; };
-  std::vector<Index> tp(nodes + 1, 0), tc(nnz);
-  for (Index i = 0; i < nodes * k; ++i)
-    for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
-      if (A.col[p] < n) ++tp[node_of(A.col[p]) + 1];
-  for (Index I = 0; I < nodes; ++I) tp[I + 1] += tp[I];
-  {
+  std::vector<int> color(nodes, -1);
+  std::vector<uint64_t> taken_later(nodes, 0);
+  for (Index I = 0; I < nodes; ++I) {
+    uint64_t taken = taken_later[I];
+    for (Index i = I * k; i < (I + 1) * k; ++i)
+      for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+        const Index J = node_of(A.col[p]);
+        if (A.col[p] < n && J < I) taken |= uint64_t(1) << color[J];
+      }
+    if (taken == ~uint64_t(0)) return {};
+    const int cI = __builtin_ctzll(~taken);
+    color[I] = cI;
+    for (Index i = I * k; i < (I + 1) * k; ++i)
+      for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+        const Index J = node_of(A.col[p]);
+        if (A.col[p] < n && J > I) taken_later[J] |= uint64_t(1) << cI;
+      }
+  }
+  return color;
+}
+
+// True if a_ij != 0 exactly when a_ji != 0 (columns beyond n, a distributed
+// matrix's ghosts, aside). Columns are sorted: one binary search per entry,
+// and no memory.
+template <class T>
+bool pattern_is_symmetric(const CsrMatrix<T>& A) {
+  const Index n = A.nrows;
+  const Index* rp = A.row_ptr.data();
+  const Index* ci = A.col.data();
+  bool symmetric = true;
+#pragma omp parallel for reduction(&& : symmetric) schedule(static) if (n > kParallelRows)
+  for (Index i = 0; i < n; ++i) {
+    for (Index p = rp[i]; p < rp[i + 1] && symmetric; ++p) {
+      const Index j = ci[p];
+      if (j >= n || j == i) continue;
+      symmetric = std::binary_search(ci + rp[j], ci + rp[j + 1], i);
+    }
+  }
+  return symmetric;
+}
+
+// The same colouring for any number of colours. The neighbours are read
+// from the nodes' rows, and with `transposed` also through the transposed
+// pattern (4 bytes an entry, formed here), which a symmetric pattern does
+// not need.
+template <class T>
+std::vector<int> color_nodes_scanned(const CsrMatrix<T>& A, Index k, bool transposed) {
+  const Index n = A.nrows;
+  const Index nodes = n / k;
+  auto node_of = [k](Index j) { return j / k; };
+  std::vector<Index> tp, tc;
+  if (transposed) {
+    tp.assign(nodes + 1, 0);
+    tc.resize(A.nnz());
+    for (Index i = 0; i < nodes * k; ++i)
+      for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+        if (A.col[p] < n) ++tp[node_of(A.col[p]) + 1];
+    for (Index I = 0; I < nodes; ++I) tp[I + 1] += tp[I];
     std::vector<Index> next(tp.begin(), tp.end() - 1);
     for (Index i = 0; i < nodes * k; ++i)
       for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
         if (A.col[p] < n) tc[next[node_of(A.col[p])]++] = node_of(i);
   }
   std::vector<int> node_color(nodes, -1);
-  int num_colors = 0;
   // mark[col] == I: colour col is taken by a neighbour of node I.
   std::vector<Index> mark;
   for (Index I = 0; I < nodes; ++I) {
@@ -43,22 +108,45 @@ Coloring greedy_coloring(const CsrMatrix<T>& A, Index block_dim) {
     for (Index i = I * k; i < (I + 1) * k; ++i)
       for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
         if (A.col[p] < n) take(node_of(A.col[p]));
-    for (Index p = tp[I]; p < tp[I + 1]; ++p) take(tc[p]);
+    if (transposed) {
+      for (Index p = tp[I]; p < tp[I + 1]; ++p) take(tc[p]);
+    }
     int cI = 0;
     while (static_cast<size_t>(cI) < mark.size() && mark[cI] == I) ++cI;
     node_color[I] = cI;
-    num_colors = std::max(num_colors, cI + 1);
+  }
+  return node_color;
+}
+
+}  // namespace
+
+template <class T>
+Coloring greedy_coloring(const CsrMatrix<T>& A, Index block_dim) {
+  const Index n = A.nrows;
+  const Index k = std::max<Index>(block_dim, 1);  // the caller checks that k divides n
+  // Node-level pattern: node I's neighbours are the nodes of the columns of
+  // its k rows (columns beyond n, a distributed matrix's ghosts, are not
+  // coloured here), and, when the pattern is not symmetric, the nodes J
+  // with a_JI != 0.
+  // The smallest work memory that gives the colouring: none beyond the
+  // colours for a symmetric pattern (every matrix of a hierarchy built from
+  // one), 8 bytes a node up to 64 colours, else the transposed pattern.
+  std::vector<int> node_color;
+  if (pattern_is_symmetric(A)) {
+    node_color = color_nodes_scanned(A, k, false);
+  } else {
+    node_color = color_nodes_masked(A, k);
+    if (node_color.empty() && n > 0) node_color = color_nodes_scanned(A, k, true);
   }
   Coloring c;
-  c.num_colors = num_colors;
-  c.color.resize(n);
-  for (Index i = 0; i < n; ++i) c.color[i] = node_color[node_of(i)];
-  c.color_ptr.assign(c.num_colors + 1, 0);
-  for (Index i = 0; i < n; ++i) ++c.color_ptr[c.color[i] + 1];
-  for (int q = 0; q < c.num_colors; ++q) c.color_ptr[q + 1] += c.color_ptr[q];
-  c.rows.resize(n);
-  std::vector<Index> next(c.color_ptr.begin(), c.color_ptr.end() - 1);
-  for (Index i = 0; i < n; ++i) c.rows[next[c.color[i]]++] = i;
+  for (int q : node_color) c.num_colors = std::max(c.num_colors, q + 1);
+  if (k == 1) {
+    c.color = std::move(node_color);
+  } else {
+    c.color.resize(n);
+    for (Index i = 0; i < n; ++i) c.color[i] = node_color[i / k];
+  }
+  group_rows(c);
   return c;
 }
 

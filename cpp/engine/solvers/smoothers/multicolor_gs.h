@@ -3,9 +3,10 @@
 // order (and with symmetric_GS=1 then in reverse order, a symmetric GS sweep
 // that keeps the smoother SPD for PCG). Each row update is
 //   x_i <- x_i + w (b_i - sum_j a_ij x_j) / a_ii,  w = relaxation_factor.
-// The colouring and a copy of A with each colour's rows contiguous (for
-// streaming access) are built at setup; a values-only resetup keeps the
-// colouring and layout and gathers the new values.
+// The colouring is built at setup and a values-only resetup keeps it. The
+// sweeps read A in place through the colouring's row lists: a regrouped copy
+// of A per level (values, columns and its index maps) would weigh more than
+// the whole hierarchy of coarse operators.
 //
 // For block_dim k > 1 it is block multicolour Gauss-Seidel: the nodes (k
 // consecutive rows) are coloured, and each node update is
@@ -21,22 +22,21 @@ template <class T>
 class MulticolorGSSolver : public Solver<T> {
  public:
   MulticolorGSSolver(SolverContext& ctx, const std::string& scope);
-  const smoothers::Coloring& coloring() const { return coloring_; }
+  // The colouring of the last setup (a copy: the solver keeps only the rows
+  // grouped by colour, and forms the colour of each row here).
+  smoothers::Coloring coloring() const;
 
  protected:
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
 
  private:
-  // One node of colour position p0 (its k rows start there): the block update.
-  void relax_node(Index p0, const T* b, T* x) const;
+  // The block update of the node whose k rows start at row `first`.
+  void relax_node(Index first, const T* b, T* x) const;
 
   T w_;
   bool symmetric_;
-  smoothers::Coloring coloring_;
-  smoothers::ColorSplit split_;  // A's rows regrouped by colour
-  Vector<T> val_;                // A's values in that layout
-  Vector<T> wdinv_;              // block_dim 1: w / a_ii, by colour position
+  smoothers::Coloring coloring_;  // color left empty: rows and color_ptr are what a sweep reads
   static constexpr Index kMaxStackBlock = 8;  // node residuals up to this size stay on the stack
   Index k_ = 1;
   Vector<T> binv_;  // block_dim k > 1: w D_I^-1 per node (by node index), k*k each

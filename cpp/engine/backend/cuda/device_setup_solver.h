@@ -1,0 +1,92 @@
+// A configured solver whose AMG hierarchy is built on the device from a
+// device CSR matrix (setup/DeviceAggregationSetup), with no host copy of the
+// matrix and no CPU setup: the outer method (PCG, PCGF, PBICGSTAB with an
+// AMG preconditioner, or AMG itself) runs as DeviceSolver, reading its
+// parameters from a solver tree built from the config by the engine's
+// factory and never set up.
+//
+//   DeviceSetupSolver<double> s(config_text);
+//   if (s.unsupported().empty()) {
+//     s.setup(A);              // device CSR view, canonical pattern
+//     s.solve(b, x, false, stream);
+//     s.resetup(A_new);        // same pattern, new values
+//   }
+//
+// A transposed solve (the adjoint) runs on the hierarchy of A^T built on the
+// device from this one on first use (DeviceAggregationSetup::transposed,
+// as the host's make_transposed), kept until the next (re)setup or new
+// values.
+//
+// Setup work (setup, resetup, the transposed hierarchy) runs on the default
+// stream and returns synchronised: the caller's arrays must be ready (its
+// stream synchronised) when it starts. Solves run on the caller's stream.
+//
+// resetup follows the host's structure reuse (AmgSolver::build_levels):
+// with structure_reuse_levels -1 it recomputes only the coarse values
+// (numeric Galerkin products) and the smoother data; with 0, the default, it
+// builds the hierarchy anew, as the host does. Partial reuse (a positive
+// count) is left to the host setup (unsupported()).
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/linear_solver.h"
+#include "backend/cuda/device_solver.h"
+#include "backend/cuda/setup/device_aggregation_setup.h"
+
+namespace jaxamg::cuda {
+
+template <class T>
+class DeviceSetupSolver {
+ public:
+  // Parses the config and builds the (not set up) solver tree; throws
+  // ConfigError for an invalid config, as LinearSolver's setup would.
+  explicit DeviceSetupSolver(const std::string& config_text);
+
+  // Empty if this config runs with a hierarchy built on the device;
+  // otherwise why not (the caller then sets up on the host).
+  const std::string& unsupported() const { return why_; }
+
+  // Full setup from A (square, canonical pattern: see
+  // setup/canonical_pattern.h). A's arrays are read during the call only.
+  void setup(const DeviceCsrView<T>& A);
+  // New values of the pattern given to setup (see the file comment).
+  void resetup(const DeviceCsrView<T>& A);
+  // New values of the operator only, the hierarchy and smoothers kept
+  // (LinearSolver::replace_values, JAX-AMG's reuse_setup).
+  void replace_values(const T* val, cudaStream_t stream);
+
+  // Solves A x = b with device vectors on `stream` (x holds the initial
+  // guess if use_x0); returns when the stream has finished the solve.
+  SolveResult solve(const T* b, T* x, bool use_x0, cudaStream_t stream);
+
+  // Solves A^T x = b; A is the matrix of the last setup (current values,
+  // device memory), read when the transposed hierarchy is built.
+  SolveResult solve_transposed(const DeviceCsrView<T>& A, const T* b, T* x, bool use_x0,
+                               cudaStream_t stream);
+
+  std::vector<LevelInfo> hierarchy() const;
+  double last_solve_bytes() const { return last_bytes_; }
+  const DeviceAggregationSetup<T>& aggregation() const { return *setup_; }
+
+ private:
+  std::string check_config();
+  // The device cycle over the current hierarchy (smoother data, coarse LU).
+  void build_cycle();
+  void drop_solvers();
+
+  std::unique_ptr<SolverContext> ctx_;
+  std::unique_ptr<Solver<T>> top_;  // parameters only: never set up
+  std::string amg_scope_;
+  std::string why_;
+  std::unique_ptr<DeviceAggregationSetup<T>> setup_;
+  std::unique_ptr<DeviceSolver<T>> solver_;
+  std::unique_ptr<DeviceAggregationSetup<T>> t_setup_;  // A^T's, built on first use
+  std::unique_ptr<DeviceSolver<T>> t_solver_;
+  double last_bytes_ = 0;
+};
+
+}  // namespace jaxamg::cuda

@@ -1,0 +1,270 @@
+#include "backend/cuda/setup/device_aggregation_setup.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "amg/coarsening.h"
+#include "backend/cuda/kernels.h"
+#include "backend/cuda/setup/device_transpose.h"
+#include "backend/cuda/setup/sort_segments.h"
+#include "core/error.h"
+
+namespace jaxamg::cuda {
+
+namespace {
+
+using aggregation::SelectorKind;
+
+double now_seconds() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+
+// The view of a matrix whose arrays this setup owns.
+template <class T>
+DeviceCsrView<T> view_of(Index rows, const DeviceArray<Index>& ptr, const DeviceArray<Index>& col,
+                         const DeviceArray<T>& val, Index nnz) {
+  return {rows, nnz, ptr.data(), col.data(), val.data()};
+}
+
+// A device copy of `from` (default stream).
+template <class X>
+void copy_array(const DeviceArray<X>& from, DeviceArray<X>& to) {
+  to.resize(from.size());
+  if (from.size() > 0) {
+    check(cudaMemcpyAsync(to.data(), from.data(), from.size() * sizeof(X),
+                          cudaMemcpyDeviceToDevice),
+          "cudaMemcpyAsync (hierarchy copy)");
+  }
+}
+
+}  // namespace
+
+DeviceAggregationParams DeviceAggregationParams::from_config(const Config& cfg,
+                                                             const std::string& scope) {
+  const std::string algorithm = cfg.get_string("algorithm", scope);
+  if (algorithm != "AGGREGATION") {
+    throw NotSupported("device AMG setup (scope '" + scope + "'): algorithm '" + algorithm +
+                       "' is not built on the GPU; use algorithm AGGREGATION or the host setup");
+  }
+  // The host's parser validates every aggregation parameter.
+  const std::unique_ptr<Coarsening<double>> c = make_aggregation_coarsening<double>(cfg, scope, 0);
+  const auto* agg = dynamic_cast<const aggregation::AggregationCoarsening<double>*>(c.get());
+  if (!agg) {
+    throw NotSupported("device AMG setup (scope '" + scope +
+                       "'): smoothed aggregation (x_smoothed_aggregation, selector x_STANDARD) is "
+                       "not built on the GPU; use x_smoothed_aggregation 0 or the host setup");
+  }
+  DeviceAggregationParams p;
+  p.aggregation = agg->options();
+  p.max_levels = cfg.get_int("max_levels", scope);
+  const bool dense_lu = cfg.get_solver("coarse_solver", scope).name == "DENSE_LU_SOLVER";
+  p.min_rows = dense_lu ? cfg.get_int("dense_lu_num_rows", scope)
+                        : cfg.get_int("min_coarse_rows", scope);
+  p.coarsen_threshold = cfg.get_double("coarsen_threshold", scope);
+  // AmgSolver's checks of the same parameters.
+  if (p.max_levels < 1) {
+    throw ConfigError("AMG (scope '" + scope + "'): max_levels = " + std::to_string(p.max_levels) +
+                      " is invalid; use 1 or more levels");
+  }
+  if (p.min_rows < 0) {
+    throw ConfigError("AMG (scope '" + scope + "'): " +
+                      (dense_lu ? "dense_lu_num_rows" : "min_coarse_rows") + " = " +
+                      std::to_string(p.min_rows) + " is invalid; use 0 or more rows");
+  }
+  if (!(p.coarsen_threshold > 0)) {
+    throw ConfigError("AMG (scope '" + scope + "'): coarsen_threshold = " +
+                      std::to_string(p.coarsen_threshold) +
+                      " is invalid; use a positive ratio (1.0 stops when a level is not smaller)");
+  }
+  return p;
+}
+
+template <class T>
+void DeviceAggregationSetup<T>::lap(double& phase) {
+  if (!timing_) return;
+  check(cudaDeviceSynchronize(), "device aggregation setup (timing)");
+  const double t = now_seconds();
+  phase += t - last_lap_;
+  last_lap_ = t;
+}
+
+template <class T>
+DeviceAggregates DeviceAggregationSetup<T>::select(const DeviceCsrView<T>& A) {
+  const aggregation::AggregationOptions& opt = params_.aggregation;
+  if (opt.selector == SelectorKind::kDummy) {
+    DeviceAggregates agg = device_dummy_aggregates(A.rows, opt.dummy_size);
+    device_list_members(agg);
+    lap(timings_.matching);
+    return agg;
+  }
+  // select_scalar_aggregates, pass by pass.
+  DeviceSetupTimings& t = timings_;
+  DeviceGraph g = device_weight_graph(A, opt.weight_formula);
+  lap(t.weights);
+  DeviceArray<Index> labels;
+  device_pairwise_labels(g, opt.matching, labels);
+  DeviceAggregates total = device_aggregates_from_labels(labels);
+  lap(t.matching);
+  DeviceAggregates last;
+  const DeviceAggregates* pass = &total;
+  // MULTI_PAIRWISE: the Galerkin matrix of the aggregates so far.
+  DeviceArray<Index> cptr, ccol;
+  DeviceArray<T> cval;
+  DeviceCsrView<T> current = A;
+  for (int p = 1; p < opt.passes; ++p) {
+    if (pass->count == pass->n) break;  // the last pass joined nothing
+    if (opt.selector == SelectorKind::kMultiPairwise) {
+      DeviceGalerkin<T> galerkin;
+      DeviceArray<Index> ptr, col;
+      galerkin.symbolic(current, *pass, ptr, col);
+      DeviceArray<T> val(galerkin.coarse_nnz() > 0 ? galerkin.coarse_nnz() : 1);
+      galerkin.numeric(current.val, val.data());
+      cptr = std::move(ptr);
+      ccol = std::move(col);
+      cval = std::move(val);
+      current = view_of<T>(pass->count, cptr, ccol, cval, galerkin.coarse_nnz());
+      lap(t.coarse_graphs);
+      g = device_weight_graph(current, opt.weight_formula);
+      lap(t.weights);
+    } else {
+      g = device_collapse(g, *pass);
+      lap(t.coarse_graphs);
+    }
+    device_pairwise_labels(g, opt.matching, labels);
+    DeviceAggregates next = device_aggregates_from_labels(labels);
+    device_compose(total, next);  // after the collapse: it read *pass (maybe total)
+    last = std::move(next);
+    pass = &last;
+  }
+  device_list_members(total);
+  lap(t.matching);
+  return total;
+}
+
+template <class T>
+void DeviceAggregationSetup<T>::setup(const DeviceCsrView<T>& A) {
+  timings_ = DeviceSetupTimings();
+  const double t0 = now_seconds();
+  last_lap_ = t0;
+  levels_.clear();
+  levels_.emplace_back();
+  levels_[0].A = A;
+  for (int l = 0;; ++l) {
+    const Index n = levels_[l].rows();
+    if (l + 1 >= params_.max_levels || n <= params_.min_rows) break;
+    DeviceAggregates agg = select(levels_[l].A);
+    // All singletons: the level would not be coarser (P without columns).
+    const Index nc = agg.count == agg.n ? 0 : agg.count;
+    if (nc == 0 || nc >= n || nc > params_.coarsen_threshold * n || nc < params_.min_rows) break;
+
+    levels_.emplace_back();
+    Level& L = levels_[l];
+    Level& C = levels_[l + 1];
+    L.agg = std::move(agg);
+    L.p_ptr.resize(static_cast<std::size_t>(n) + 1);
+    iota(L.p_ptr.data(), n + 1);
+    L.ones.resize(n);
+    fill<T>(n, T(1), L.ones.data(), nullptr);
+    L.galerkin.symbolic(L.A, L.agg, C.ptr, C.col);
+    const Index nnz = L.galerkin.coarse_nnz();
+    C.val.resize(nnz > 0 ? nnz : 1);
+    L.galerkin.numeric(L.A.val, C.val.data());
+    C.A = view_of<T>(nc, C.ptr, C.col, C.val, nnz);
+    lap(timings_.galerkin);
+  }
+  check(cudaDeviceSynchronize(), "device aggregation setup");
+  timings_.total = now_seconds() - t0;
+}
+
+template <class T>
+void DeviceAggregationSetup<T>::resetup(const DeviceCsrView<T>& A) {
+  if (levels_.empty()) {
+    setup(A);
+    return;
+  }
+  const DeviceCsrView<T>& old = levels_[0].A;
+  if (A.rows != old.rows || A.nnz != old.nnz) {
+    throw InvalidInput("device aggregation resetup: A has " + std::to_string(A.rows) +
+                       " rows and " + std::to_string(A.nnz) +
+                       " entries but the hierarchy was built for " + std::to_string(old.rows) +
+                       " rows and " + std::to_string(old.nnz) +
+                       " entries; a resetup needs the same sparsity pattern, run a full setup");
+  }
+  levels_[0].A = A;
+  for (std::size_t l = 0; l + 1 < levels_.size(); ++l) {
+    levels_[l].galerkin.numeric(levels_[l].A.val, levels_[l + 1].val.data());
+  }
+  check(cudaDeviceSynchronize(), "device aggregation resetup");
+}
+
+template <class T>
+DeviceAggregationSetup<T> DeviceAggregationSetup<T>::transposed(const DeviceCsrView<T>& A) const {
+  if (levels_.empty()) {
+    throw InvalidInput("device aggregation setup: transposed() needs a hierarchy; call setup() "
+                       "first");
+  }
+  if (A.rows != levels_[0].A.rows || A.nnz != levels_[0].A.nnz) {
+    throw InvalidInput("device aggregation setup: transposed() was given a matrix with " +
+                       std::to_string(A.rows) + " rows and " + std::to_string(A.nnz) +
+                       " entries but the hierarchy was built for " +
+                       std::to_string(levels_[0].A.rows) + " rows and " +
+                       std::to_string(levels_[0].A.nnz) + "; pass the matrix of the setup");
+  }
+  DeviceAggregationSetup<T> t(params_);
+  t.levels_.resize(levels_.size());
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    const Level& S = levels_[l];
+    Level& D = t.levels_[l];
+    const DeviceCsrView<T>& M = l == 0 ? A : S.A;
+    device_transpose(M, M.rows, D.ptr, D.col, D.val);
+    D.A = view_of<T>(M.rows, D.ptr, D.col, D.val, M.nnz);
+    if (l + 1 < levels_.size()) {
+      D.agg.n = S.agg.n;
+      D.agg.count = S.agg.count;
+      copy_array(S.agg.of, D.agg.of);
+      copy_array(S.agg.ptr, D.agg.ptr);
+      copy_array(S.agg.members, D.agg.members);
+      copy_array(S.p_ptr, D.p_ptr);
+      copy_array(S.ones, D.ones);
+    }
+  }
+  check(cudaDeviceSynchronize(), "device aggregation setup (transposed)");
+  return t;
+}
+
+template <class T>
+CsrMatrix<T> DeviceAggregationSetup<T>::download_matrix(int l) const {
+  const DeviceCsrView<T>& A = levels_.at(l).A;
+  CsrMatrix<T> M(A.rows, A.rows);
+  M.row_ptr.resize(static_cast<std::size_t>(A.rows) + 1);
+  M.col.resize(A.nnz);
+  M.val.resize(A.nnz);
+  check(cudaMemcpy(M.row_ptr.data(), A.ptr, M.row_ptr.size() * sizeof(Index),
+                   cudaMemcpyDeviceToHost), "cudaMemcpy (download)");
+  if (A.nnz > 0) {
+    check(cudaMemcpy(M.col.data(), A.col, A.nnz * sizeof(Index), cudaMemcpyDeviceToHost),
+          "cudaMemcpy (download)");
+    check(cudaMemcpy(M.val.data(), A.val, A.nnz * sizeof(T), cudaMemcpyDeviceToHost),
+          "cudaMemcpy (download)");
+  }
+  M.find_diagonal();
+  return M;
+}
+
+template <class T>
+std::vector<Index> DeviceAggregationSetup<T>::download_aggregates(int l) const {
+  const DeviceAggregates& agg = levels_.at(l).agg;
+  std::vector<Index> of(agg.of.size());
+  if (!of.empty()) {
+    check(cudaMemcpy(of.data(), agg.of.data(), of.size() * sizeof(Index), cudaMemcpyDeviceToHost),
+          "cudaMemcpy (aggregates)");
+  }
+  return of;
+}
+
+template class DeviceAggregationSetup<float>;
+template class DeviceAggregationSetup<double>;
+
+}  // namespace jaxamg::cuda

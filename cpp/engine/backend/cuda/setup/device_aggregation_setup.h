@@ -1,0 +1,105 @@
+// The unsmoothed aggregation AMG hierarchy built on the device from a device
+// CSR matrix, with no host copy of any level's matrix: the same hierarchy as
+// AmgSolver with AggregationCoarsening (the same aggregates on every level,
+// coarse matrices bitwise equal to the host's Galerkin sums) for the
+// selectors SIZE_2, SIZE_4, SIZE_8, MULTI_PAIRWISE and DUMMY on scalar
+// matrices (block_dim 1).
+//
+// Levels follow AmgSolver::build_levels: a level is the coarsest when
+// max_levels is reached or it has at most min_rows rows; a coarse level is
+// kept only if it is smaller, not larger than coarsen_threshold times the
+// level, and has at least min_rows rows.
+//
+// resetup() takes new values of the same pattern and recomputes only the
+// coarse values through the kept Galerkin plans (AmgSolver's setup with
+// structure reuse on every level).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "amg/aggregation/aggregation_coarsening.h"
+#include "backend/cuda/setup/aggregate_galerkin.h"
+#include "backend/cuda/setup/device_aggregates.h"
+#include "config/config.h"
+#include "core/csr_matrix.h"
+
+namespace jaxamg::cuda {
+
+struct DeviceAggregationParams {
+  aggregation::AggregationOptions aggregation;
+  int max_levels = 100;
+  Index min_rows = 2;  // min_coarse_rows, or dense_lu_num_rows under a dense LU coarse solver
+  double coarsen_threshold = 1.0;
+
+  // From an AMG scope as the host reads it (make_aggregation_coarsening and
+  // AmgSolver's level parameters). Throws NotSupported for an algorithm or
+  // aggregation variant the device setup does not build (CLASSICAL,
+  // x_smoothed_aggregation, x_STANDARD).
+  static DeviceAggregationParams from_config(const Config& cfg, const std::string& scope);
+};
+
+// Wall-clock seconds of the phases of the last setup() (with timing on).
+struct DeviceSetupTimings {
+  double weights = 0;        // edge weight graphs
+  double matching = 0;       // handshakes, merging, numbering, member lists
+  double coarse_graphs = 0;  // collapsed graphs (MULTI_PAIRWISE: Galerkin matrices) between passes
+  double galerkin = 0;       // symbolic + numeric coarse matrices, P and R
+  double total = 0;
+};
+
+template <class T>
+class DeviceAggregationSetup {
+ public:
+  struct Level {
+    DeviceCsrView<T> A;  // level 0: the caller's arrays; below: ptr/col/val here
+    DeviceArray<Index> ptr, col;
+    DeviceArray<T> val;
+    // Levels with a coarser one: the aggregates, P (row_ptr = 0..n, col =
+    // agg.of) and R = P^T (row_ptr = agg.ptr, col = agg.members), all
+    // values one, and the plan of the coarse matrix.
+    DeviceAggregates agg;
+    DeviceArray<Index> p_ptr;
+    DeviceArray<T> ones;
+    DeviceGalerkin<T> galerkin;
+    Index rows() const { return A.rows; }
+  };
+
+  explicit DeviceAggregationSetup(DeviceAggregationParams params) : params_(params) {}
+
+  // Full setup. A's arrays must stay valid (and unchanged unless a resetup
+  // follows) while the hierarchy is used: level 0 is not copied.
+  void setup(const DeviceCsrView<T>& A);
+  // New values (and arrays) of the matrix given to setup(), same pattern.
+  void resetup(const DeviceCsrView<T>& A);
+  // The hierarchy of A^T for an adjoint solve (AmgSolver::transpose_levels):
+  // every level matrix transposed, level 0 from `A` (the fine matrix of this
+  // setup, with its current values), the same aggregates, P and R (the
+  // transposed cycle restricts with P^T and prolongates with R^T = P). The
+  // result owns all its arrays; it has no Galerkin plans, so build it again
+  // after a resetup of this one rather than resetting it up.
+  DeviceAggregationSetup transposed(const DeviceCsrView<T>& A) const;
+
+  int num_levels() const { return static_cast<int>(levels_.size()); }
+  const Level& level(int l) const { return levels_.at(l); }
+  const DeviceAggregationParams& params() const { return params_; }
+  // With timing on, setup() synchronises the device after each phase to
+  // time it (statistics only; off by default).
+  void set_timing(bool on) { timing_ = on; }
+  const DeviceSetupTimings& timings() const { return timings_; }
+
+  // Host copies, for tests and for the dense coarse solve.
+  CsrMatrix<T> download_matrix(int l) const;
+  std::vector<Index> download_aggregates(int l) const;  // empty on the coarsest level
+
+ private:
+  DeviceAggregates select(const DeviceCsrView<T>& A);
+  // Adds the seconds since the last lap to `phase` (timing on only).
+  void lap(double& phase);
+  DeviceAggregationParams params_;
+  std::vector<Level> levels_;
+  bool timing_ = false;
+  DeviceSetupTimings timings_;
+  double last_lap_ = 0;
+};
+
+}  // namespace jaxamg::cuda

@@ -1,0 +1,351 @@
+// DeviceSetupSolver (an AGGREGATION hierarchy built on the device, the outer
+// method from a solver tree that is never set up) against the host setup of
+// the same config solved on the device (LinearSolver + DeviceSolver): the
+// same iterations, statuses and solutions, forward and transposed (A^T's
+// hierarchy built on the device against the host's make_transposed), after
+// a setup, a resetup (full and with structure reuse) and replace_values;
+// the transposed hierarchy entry for entry; the pattern check; and the
+// configurations it leaves to the host setup, named (those checks read the
+// config only and run without a GPU). Random-valued SPD and nonsymmetric
+// matrices; the solves run on a non-blocking stream, as XLA's.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "api/linear_solver.h"
+#include "backend/cuda/device_array.h"
+#include "backend/cuda/device_setup_solver.h"
+#include "backend/cuda/device_solver.h"
+#include "backend/cuda/setup/canonical_pattern.h"
+#include "core/error.h"
+#include "problems.h"
+
+namespace jaxamg {
+namespace {
+
+using cuda::DeviceArray;
+using cuda::DeviceSetupSolver;
+
+bool have_gpu() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return n > 0;
+}
+
+#define REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
+
+// New random values on A's pattern: off-diagonals scaled by U(0.5, 1.5)
+// (the same factor for (i, j) and (j, i) when symmetric), the diagonal the
+// row's off-diagonal l1 norm times U(1.05, 1.5): diagonally dominant, so SPD
+// when symmetric.
+template <class T>
+CsrMatrix<T> random_values(const CsrMatrix<T>& A, unsigned seed, bool symmetric) {
+  CsrMatrix<T> B = A;
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5), d(1.05, 1.5);
+  auto factor = [&](Index i, Index j) {
+    if (!symmetric) return u(gen);
+    // A number fixed by the unordered pair and the seed.
+    std::uint64_t z = (static_cast<std::uint64_t>(std::min(i, j)) << 32 | std::max(i, j)) ^
+                      (static_cast<std::uint64_t>(seed) * 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return 0.5 + static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
+  };
+  for (Index i = 0; i < B.nrows; ++i) {
+    double off = 0;
+    Index diag = -1;
+    for (Index k = B.row_ptr[i]; k < B.row_ptr[i + 1]; ++k) {
+      if (B.col[k] == i) {
+        diag = k;
+        continue;
+      }
+      B.val[k] = static_cast<T>(static_cast<double>(A.val[k]) * factor(i, B.col[k]));
+      off += std::abs(static_cast<double>(B.val[k]));
+    }
+    B.val[diag] = static_cast<T>(off * d(gen));
+  }
+  return B;
+}
+
+std::string config(const std::string& outer, const std::string& extra_amg = "",
+                   double tol = 1e-8) {
+  const std::string amg = R"("scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION",
+      "selector": "SIZE_8", "cycle": "V", "presweeps": 1, "postsweeps": 1, "max_levels": 20,
+      "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64)" + extra_amg + R"(,
+      "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 0.9})";
+  std::ostringstream tolerance;
+  tolerance << tol;  // 1e-08, not std::to_string's 0.000000
+  const std::string common = R"("max_iters": 300, "tolerance": )" + tolerance.str() +
+                             R"(, "convergence": "RELATIVE_INI_CORE", "norm": "L2",
+      "monitor_residual": 1, "store_res_history": 1)";
+  if (outer == "AMG") {
+    return R"({"config_version": 2, "solver": {)" + amg + ", " + common + "}}";
+  }
+  return R"({"config_version": 2, "solver": {"scope": "main", "solver": ")" + outer + R"(", )" +
+         common + R"(, "preconditioner": {)" + amg + R"(, "max_iters": 1}}})";
+}
+
+template <class T>
+struct DeviceMatrix {
+  DeviceArray<Index> ptr, col;
+  DeviceArray<T> val;
+  Index rows = 0, nnz = 0;
+  explicit DeviceMatrix(const CsrMatrix<T>& A) : rows(A.nrows), nnz(A.nnz()) {
+    ptr.assign(A.row_ptr);
+    col.assign(A.col);
+    val.assign(A.val);
+  }
+  cuda::DeviceCsrView<T> view() const { return {rows, nnz, ptr.data(), col.data(), val.data()}; }
+};
+
+struct Stream {
+  cudaStream_t s = nullptr;
+  Stream() { cuda::check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream"); }
+  ~Stream() { cudaStreamDestroy(s); }
+};
+
+template <class T>
+std::vector<T> download(const DeviceArray<T>& d) {
+  std::vector<T> h(d.size());
+  cuda::check(cudaMemcpy(h.data(), d.data(), h.size() * sizeof(T), cudaMemcpyDeviceToHost),
+              "download");
+  return h;
+}
+
+template <class T>
+struct Run {
+  SolveResult r;
+  std::vector<T> x;
+};
+
+template <class T, class S>
+Run<T> solve_with(S& solver, const std::vector<T>& b, cudaStream_t s) {
+  DeviceArray<T> db, dx(b.size());
+  db.assign(b);
+  Run<T> out;
+  out.r = solver.solve(db.data(), dx.data(), false, s);
+  out.x = download(dx);
+  return out;
+}
+
+template <class T>
+double rel_diff(const std::vector<T>& a, const std::vector<T>& b) {
+  double d = 0, r = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    d += std::pow(static_cast<double>(a[i]) - b[i], 2);
+    r += std::pow(static_cast<double>(b[i]), 2);
+  }
+  return std::sqrt(d / r);
+}
+
+// The device-built and the host-built hierarchy give the same solve.
+template <class T>
+void expect_same_solve(const Run<T>& dev, const Run<T>& host, const CsrMatrix<T>& A,
+                       const std::vector<T>& b, double tol, const std::string& what) {
+  EXPECT_EQ(dev.r.status, Status::kSuccess) << what;
+  EXPECT_EQ(host.r.status, Status::kSuccess) << what;
+  EXPECT_EQ(dev.r.iterations, host.r.iterations) << what;
+  EXPECT_LT(testing::relative_residual(A, dev.x, b), tol * 1.01) << what;
+  EXPECT_LT(rel_diff(dev.x, host.x), 1e3 * tol) << what;
+}
+
+template <class T>
+Run<T> solve_transposed_with(DeviceSetupSolver<T>& solver, const DeviceMatrix<T>& A,
+                             const std::vector<T>& b, cudaStream_t s) {
+  DeviceArray<T> db, dx(b.size());
+  db.assign(b);
+  Run<T> out;
+  out.r = solver.solve_transposed(A.view(), db.data(), dx.data(), false, s);
+  out.x = download(dx);
+  return out;
+}
+
+// The host setup's transposed tree (LinearSolver's adjoint) on the device.
+template <class T>
+Run<T> host_transposed_solve(LinearSolver<T>& ls, const std::vector<T>& b, cudaStream_t s) {
+  auto At = std::make_shared<CsrMatrix<T>>(jaxamg::transpose(ls.matrix()));
+  const std::unique_ptr<Solver<T>> tree = ls.solver().make_transposed(At);
+  cuda::DeviceSolver<T> ds(*tree);
+  return solve_with(ds, b, s);
+}
+
+template <class T>
+Run<T> host_setup_solve(const std::string& cfg, const CsrMatrix<T>& A, const std::vector<T>& b,
+                        cudaStream_t s) {
+  LinearSolver<T> ls(cfg);
+  ls.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+  cuda::DeviceSolver<T> ds(ls.solver());
+  return solve_with(ds, b, s);
+}
+
+template <class T>
+CsrMatrix<T> problem(bool symmetric) {
+  return symmetric ? random_values(testing::poisson3d<T>(16), 5, true)
+                   : random_values(testing::convection_diffusion2d<T>(64, 0.1), 6, false);
+}
+
+template <class T>
+void check_setup_and_resetup(double tol) {
+  Stream stream;
+  for (const bool symmetric : {true, false}) {
+    const CsrMatrix<T> A = problem<T>(symmetric);
+    const CsrMatrix<T> B = random_values(A, 99, symmetric);
+    const std::vector<T> b = testing::random_vector<T>(A.nrows, 7);
+    const DeviceMatrix<T> dA(A), dB(B);
+    const std::vector<std::string> outers =
+        symmetric ? std::vector<std::string>{"PCG", "PCGF", "AMG"}
+                  : std::vector<std::string>{"PBICGSTAB"};
+    for (const std::string& outer : outers) {
+      const std::string what = outer + (symmetric ? " SPD" : " nonsymmetric");
+      const std::string cfg = config(outer, "", tol);
+      DeviceSetupSolver<T> dev(cfg);
+      ASSERT_EQ(dev.unsupported(), "") << what;
+      dev.setup(dA.view());
+      EXPECT_GT(dev.hierarchy().size(), 1u) << what;
+      expect_same_solve(solve_with(dev, b, stream.s), host_setup_solve(cfg, A, b, stream.s), A, b,
+                        tol, what);
+      // The adjoint: A^T's hierarchy from the device setup, as the host's
+      // make_transposed builds it from the host setup.
+      LinearSolver<T> ls(cfg);
+      ls.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+      const CsrMatrix<T> At = transpose(A);
+      expect_same_solve(solve_transposed_with(dev, dA, b, stream.s),
+                        host_transposed_solve(ls, b, stream.s), At, b, tol, what + " transposed");
+      // structure_reuse_levels 0 (the default): a resetup is a new setup on B.
+      dev.resetup(dB.view());
+      expect_same_solve(solve_with(dev, b, stream.s), host_setup_solve(cfg, B, b, stream.s), B, b,
+                        tol, what + " resetup");
+      ls.setup(B.nrows, B.row_ptr.data(), B.col.data(), B.val.data(), B.nnz());
+      expect_same_solve(solve_transposed_with(dev, dB, b, stream.s),
+                        host_transposed_solve(ls, b, stream.s), transpose(B), b, tol,
+                        what + " resetup transposed");
+    }
+    // structure_reuse_levels -1: the aggregates of A, the values of B, as
+    // the host's resetup with structure reuse.
+    const std::string cfg = config(symmetric ? "PCG" : "PBICGSTAB",
+                                   R"(, "structure_reuse_levels": -1)", tol);
+    DeviceSetupSolver<T> dev(cfg);
+    ASSERT_EQ(dev.unsupported(), "");
+    dev.setup(dA.view());
+    dev.resetup(dB.view());
+    LinearSolver<T> ls(cfg);
+    ls.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+    ls.resetup(B.val.data(), B.nnz());
+    cuda::DeviceSolver<T> host(ls.solver());
+    expect_same_solve(solve_with(dev, b, stream.s), solve_with(host, b, stream.s), B, b, tol,
+                      "numeric resetup");
+    // replace_values: the hierarchy of B, the operator A (as the host's).
+    dev.replace_values(dA.val.data(), stream.s);
+    ls.replace_values(A.val.data(), A.nnz());
+    cuda::DeviceSolver<T> host2(ls.solver());
+    expect_same_solve(solve_with(dev, b, stream.s), solve_with(host2, b, stream.s), A, b, tol,
+                      "replace_values");
+    expect_same_solve(solve_transposed_with(dev, dA, b, stream.s),
+                      host_transposed_solve(ls, b, stream.s), transpose(A), b, tol,
+                      "replace_values transposed");
+  }
+}
+
+TEST(DeviceSetupSolver, SameSolvesAsHostSetupFloat64) {
+  REQUIRE_GPU();
+  check_setup_and_resetup<double>(1e-8);
+}
+
+TEST(DeviceSetupSolver, SameSolvesAsHostSetupFloat32) {
+  REQUIRE_GPU();
+  check_setup_and_resetup<float>(1e-5);
+}
+
+// The transposed hierarchy's matrices are the exact transposes of the
+// forward ones (the host's transpose, entry for entry).
+TEST(DeviceSetupSolver, TransposedHierarchyIsExact) {
+  REQUIRE_GPU();
+  const CsrMatrix<double> A = problem<double>(false);
+  const DeviceMatrix<double> dA(A);
+  DeviceSetupSolver<double> dev(config("PBICGSTAB"));
+  ASSERT_EQ(dev.unsupported(), "");
+  dev.setup(dA.view());
+  const auto& fwd = dev.aggregation();
+  const cuda::DeviceAggregationSetup<double> t = fwd.transposed(dA.view());
+  ASSERT_EQ(t.num_levels(), fwd.num_levels());
+  for (int l = 0; l < t.num_levels(); ++l) {
+    const CsrMatrix<double> expected = transpose(l == 0 ? A : fwd.download_matrix(l));
+    const CsrMatrix<double> got = t.download_matrix(l);
+    EXPECT_EQ(std::vector<Index>(got.row_ptr.begin(), got.row_ptr.end()),
+              std::vector<Index>(expected.row_ptr.begin(), expected.row_ptr.end()))
+        << "level " << l;
+    EXPECT_EQ(std::vector<Index>(got.col.begin(), got.col.end()),
+              std::vector<Index>(expected.col.begin(), expected.col.end()))
+        << "level " << l;
+    EXPECT_EQ(std::vector<double>(got.val.begin(), got.val.end()),
+              std::vector<double>(expected.val.begin(), expected.val.end()))
+        << "level " << l;
+    if (l + 1 < t.num_levels()) {
+      EXPECT_EQ(t.download_aggregates(l), fwd.download_aggregates(l)) << "level " << l;
+    }
+  }
+}
+
+TEST(DeviceSetupSolver, PatternCheck) {
+  REQUIRE_GPU();
+  Stream stream;
+  const CsrMatrix<double> A = testing::poisson2d<double>(6);
+  auto check = [&](const CsrMatrix<double>& M) {
+    const DeviceMatrix<double> d(M);
+    return cuda::device_pattern_is_canonical(M.nrows, M.ncols, d.ptr.data(), M.nnz(),
+                                             d.col.data(), stream.s);
+  };
+  EXPECT_TRUE(check(A));
+  CsrMatrix<double> unsorted = A;
+  std::swap(unsorted.col[unsorted.row_ptr[7]], unsorted.col[unsorted.row_ptr[7] + 1]);
+  EXPECT_FALSE(check(unsorted));
+  CsrMatrix<double> repeated = A;
+  repeated.col[repeated.row_ptr[7] + 1] = repeated.col[repeated.row_ptr[7]];
+  EXPECT_FALSE(check(repeated));
+  CsrMatrix<double> outside = A;
+  outside.col.back() = A.ncols;
+  EXPECT_FALSE(check(outside));
+}
+
+// The reasons read the config only (no device work): these run anywhere.
+TEST(DeviceSetupSolver, LeavesOtherConfigsToTheHost) {
+  auto reason = [](const std::string& cfg) { return DeviceSetupSolver<double>(cfg).unsupported(); };
+  EXPECT_EQ(reason(config("PCG")), "");
+  EXPECT_EQ(reason(config("PBICGSTAB")), "");
+  EXPECT_EQ(reason(config("AMG")), "");
+  EXPECT_NE(reason(config("CG")).find("no AMG preconditioner"), std::string::npos);
+  EXPECT_NE(reason(config("PCG", R"(, "structure_reuse_levels": 2)")).find("structure_reuse"),
+            std::string::npos);
+  EXPECT_NE(reason(config("PCG", R"(, "x_amg_precision": "FLOAT")")).find("x_amg_precision"),
+            std::string::npos);
+  std::string classical = config("PCG");
+  classical.replace(classical.find("AGGREGATION"), 11, "CLASSICAL");
+  EXPECT_NE(reason(classical).find("CLASSICAL"), std::string::npos);
+  std::string cheby = config("PCG");
+  cheby.replace(cheby.find("\"JACOBI_L1\""), 11, "\"CHEBYSHEV\"");
+  EXPECT_NE(reason(cheby).find("CHEBYSHEV"), std::string::npos);
+  std::string stats = config("PCG");
+  stats.replace(stats.find("\"monitor_residual\""), 0, "\"print_solve_stats\": 1, ");
+  EXPECT_NE(reason(stats).find("print_solve_stats"), std::string::npos);
+  std::string fgmres = config("PCG");
+  fgmres.replace(fgmres.find("\"PCG\""), 5, "\"FGMRES\"");
+  EXPECT_NE(reason(fgmres).find("FGMRES"), std::string::npos);
+  // An invalid config is an error, as for the host setup.
+  EXPECT_THROW(DeviceSetupSolver<double>(config("PCG", R"(, "max_levels": 0)")).unsupported(),
+               std::exception);
+}
+
+}  // namespace
+}  // namespace jaxamg
