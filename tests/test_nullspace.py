@@ -703,3 +703,7 @@ def test_row_sum_check_on_the_device_equals_the_host_check():
         return b
 
     traced(jnp.ones(3))
+    # New values of the same shapes reuse the compiled check.
+    hits = ns._row_sum_extremes_executable.cache_info().hits
+    ns._row_sum_extremes_on_device(indptr, 2.0 * data, 400)
+    assert ns._row_sum_extremes_executable.cache_info().hits == hits + 1

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from . import _ffi
-from ._linear_solve import jax_jit_lazy, native_linear_solve, pattern_product
+from ._linear_solve import _Static, jax_jit_lazy, native_linear_solve, pattern_product
 from ._matrix import is_concrete, structure_fingerprint
 from ._mpi_comm import check_comm, comm_handle, run_and_agree
 from ._mpi_validate import WHERE, check_global, prepare_local, summary
@@ -58,14 +58,9 @@ from ._solve import (
 
 
 @dataclasses.dataclass(frozen=True)
-class _MpiStatic:
-    config: str
-    structure: tuple[int, int]
-    reuse_setup: bool
-    block_dim: int
-    history_len: int
-    symmetric: bool
-    use_x0: bool
+class _MpiStatic(_Static):
+    """The single-process static arguments and the distribution's."""
+
     comm: int  # Fortran handle
     row_start: int
     nglobal: int

@@ -39,6 +39,7 @@ The checks that warn (:class:`NullSpaceWarning`) look at concrete values only
 
 from __future__ import annotations
 
+import functools
 import threading
 import warnings
 import weakref
@@ -305,15 +306,14 @@ def _on_accelerator(*arrays: Any) -> bool:
                all(d.platform != "cpu" for d in a.devices()) for a in arrays)
 
 
-def _row_sum_extremes_on_device(indptr: Any, data: Any, n: int) -> tuple[float, float]:
-    """(max |row sum|, max absolute row sum) of concrete JAX arrays, computed
-    where the arrays live:
-    a GPU matrix's values are not copied to the host (a 256^3 Poisson
-    matrix's would be ~1 GB) only to return two numbers."""
+@functools.lru_cache(maxsize=8)
+def _row_sum_extremes_executable(n: int, indptr_spec: Any, data_spec: Any, x64: bool) -> Any:
+    """The compiled row-sum check for one (size, shapes, dtypes, device):
+    compiled once, not per matrix buffer."""
     import jax
     import jax.numpy as jnp
 
-    acc = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    acc = jnp.float64 if x64 else jnp.float32
 
     def extremes(indptr, data):
         rows = jnp.repeat(jnp.arange(n), jnp.diff(indptr), total_repeat_length=data.shape[0])
@@ -322,10 +322,25 @@ def _row_sum_extremes_on_device(indptr: Any, data: Any, n: int) -> tuple[float, 
         absolute = jax.ops.segment_sum(jnp.abs(values), rows, num_segments=n)
         return jnp.max(jnp.abs(sums), initial=0.0), jnp.max(absolute, initial=0.0)
 
-    # The check may run while the caller traces (a concrete matrix closed
-    # over by a jitted function): a compiled executable runs now, on the
-    # arrays' device, instead of being staged into that trace.
-    residual, largest = jax.jit(extremes).lower(indptr, data).compile()(indptr, data)
+    return jax.jit(extremes).lower(indptr_spec, data_spec).compile()
+
+
+def _row_sum_extremes_on_device(indptr: Any, data: Any, n: int) -> tuple[float, float]:
+    """(max |row sum|, max absolute row sum) of concrete JAX arrays, computed
+    where the arrays live: a GPU matrix's values are not copied to the host
+    (a 256^3 Poisson matrix's would be ~1 GB) only to return two numbers.
+
+    The check may run while the caller traces (a concrete matrix closed over
+    by a jitted function): a compiled executable runs now, on the arrays'
+    device, instead of being staged into that trace."""
+    import jax
+
+    def spec(a):
+        return jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding)
+
+    compiled = _row_sum_extremes_executable(n, spec(indptr), spec(data),
+                                            bool(jax.config.jax_enable_x64))
+    residual, largest = compiled(indptr, data)
     return float(residual), float(largest)
 
 

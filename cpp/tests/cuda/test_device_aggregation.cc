@@ -27,6 +27,7 @@
 #include "backend/cuda/device_amg.h"
 #include "backend/cuda/kernels.h"
 #include "backend/cuda/setup/device_aggregation_setup.h"
+#include "cuda/gpu_testing.h"
 #include "problems.h"
 
 namespace jaxamg {
@@ -35,18 +36,6 @@ namespace {
 using cuda::DeviceAggregationParams;
 using cuda::DeviceAggregationSetup;
 using cuda::DeviceArray;
-
-bool have_gpu() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
-
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
 
 // A number in [0, 1) fixed by (i, j, seed) and symmetric in i, j.
 double unit_random(Index i, Index j, unsigned seed) {

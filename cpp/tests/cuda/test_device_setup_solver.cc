@@ -25,6 +25,7 @@
 #include "backend/cuda/device_solver.h"
 #include "backend/cuda/setup/canonical_pattern.h"
 #include "core/error.h"
+#include "cuda/gpu_testing.h"
 #include "problems.h"
 
 namespace jaxamg {
@@ -32,18 +33,6 @@ namespace {
 
 using cuda::DeviceArray;
 using cuda::DeviceSetupSolver;
-
-bool have_gpu() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();
-    return false;
-  }
-  return n > 0;
-}
-
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device"
 
 // New random values on A's pattern: off-diagonals scaled by U(0.5, 1.5)
 // (the same factor for (i, j) and (j, i) when symmetric), the diagonal the
