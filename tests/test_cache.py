@@ -85,3 +85,71 @@ def test_reuse_setup_keeps_the_hierarchy(rng):
     np.testing.assert_allclose(np.asarray(A2.todense() @ x), np.asarray(b), atol=1e-8)
     (e,) = cache_entries()
     assert e["setups"] == 1 and e["resetups"] == 1
+
+
+def test_device_structure_hash_separates_patterns(rng):
+    """The hash a GPU-resident structure is keyed by (computed with JAX
+    operations, so it runs on the CPU too): equal structures in different
+    arrays agree; one changed column, two swapped entries, an entry moved to
+    another row, or one row more all give another digest."""
+    from jaxamg._matrix import _device_digest
+
+    n = 300
+    counts = rng.integers(1, 8, size=n)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    indices = rng.integers(0, n, size=int(indptr[-1])).astype(np.int32)
+
+    def digest(p, i):
+        return _device_digest(jnp.asarray(p), jnp.asarray(i))
+
+    base = digest(indptr, indices)
+    assert len(base) == 16
+    assert digest(indptr.copy(), indices.copy()) == base
+    changed = indices.copy()
+    k = int(rng.integers(indices.size))
+    changed[k] = (changed[k] + 1 + int(rng.integers(n - 1))) % n
+    swapped = indices.copy()
+    a, b = 5, 6 + int(np.argmax(indices[6:] != indices[5]))
+    swapped[a], swapped[b] = swapped[b], swapped[a]
+    moved = indptr.copy()
+    row = int(np.argmax((counts[:-1] > 1)))
+    moved[row + 1] -= 1  # the last entry of `row` now belongs to row + 1
+    longer = np.concatenate([indptr, [indptr[-1]]]).astype(np.int32)
+    others = {digest(indptr, changed), digest(indptr, swapped), digest(moved, indices),
+              digest(longer, indices)}
+    assert base not in others and len(others) == 4
+
+
+def test_accelerator_structure_path_bakes_no_constants(monkeypatch):
+    """The path of a GPU-resident structure (device hash, rows computed on
+    the device; forced here on the CPU) runs compiled code on the arrays:
+    nothing of the matrix's size is captured as a constant of a compiled
+    program (at 256³ that cost a 2 GB constant-folding compile)."""
+    import warnings
+
+    from jaxamg import _matrix, _solve
+
+    def on_device(*arrays):
+        return all(isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer)
+                   for a in arrays)
+
+    monkeypatch.setattr(_matrix, "on_accelerator", on_device)
+    monkeypatch.setattr(_solve, "on_accelerator", on_device)
+    monkeypatch.setattr(_matrix, "_DEVICE_HASH_MIN_NNZ", 0)
+    A = matrices.poisson3d_matrix(12, dtype=jnp.float64)
+    M = jsparse.BCSR((jnp.asarray(A.data), jnp.asarray(A.indices), jnp.asarray(A.indptr)),
+                     shape=A.shape)
+    b = matrices.rhs_random(12**3, seed=2, dtype=jnp.float64)
+    limit = jax.config.jax_captured_constants_warn_bytes
+    jax.config.update("jax_captured_constants_warn_bytes", 4 * 12**3)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("error", message="A large amount of constants")
+            x, info = jaxamg.solve(M, b, config={"solver": "CG", "tolerance": 1e-10})
+    finally:
+        jax.config.update("jax_captured_constants_warn_bytes", limit)
+    assert info["status"] == jaxamg.AMGXStatus.SUCCESS
+    np.testing.assert_allclose(np.asarray(M.todense()) @ np.asarray(x), np.asarray(b),
+                               atol=1e-7 * float(jnp.linalg.norm(b)))
+    (e,) = cache_entries()
+    assert e["setups"] == 1

@@ -4,7 +4,9 @@ relative residual 1e-8.
 
 Per size: jaxamg setup (first direct call minus a cached direct call),
 resetup (new values, same pattern), cached solve (jitted, the BCSR matrix an
-argument; median of 7), iterations, operator complexity, the
+argument; median of 7), setup and resetup inside that jitted call (after
+clearing the cache; with values that change every call) minus the cached
+call, the handler's own setup/resetup time (`last_solve()["refresh_ms"]`), iterations, operator complexity, the
 traffic model (bytes per iteration, counted by the device solver) over the
 measured copy bandwidth against the measured time per iteration, the true
 residual, and the gradient (forward + adjoint) time; then jax.scipy CG with
@@ -175,17 +177,35 @@ def bench_jaxamg(name, cfg, A, Mg, bg, bw, out):
     last = cuda.last_solve()
     assert last["on_device"], last["host_reason"]
     setup_on_device = bool(last.get("setup_on_device", False))
+    eager_setup_ms = last.get("refresh_ms")
     eager_med, _, _ = timed(lambda: jaxamg.solve(Mg, bg, config=cfg)[0], repeat=5)
-    # Resetup: new values on the same pattern (host resetup + upload + solve).
+    # Resetup: new values on the same pattern.
     M2 = jsparse.BCSR((Mg.data * 1.000001, Mg.indices, Mg.indptr), shape=Mg.shape)
     t0 = time.perf_counter()
     sync(jaxamg.solve(M2, bg, config=cfg)[0])
     resetup_total = time.perf_counter() - t0
+    eager_resetup_ms = cuda.last_solve().get("refresh_ms")
     # Jitted, the matrix an argument: a cached call does device work only.
     solve = jax.jit(lambda M, rhs: jaxamg.solve(M, rhs, config=cfg))
     sync(solve(Mg, bg))
     solve_med, solve_min, (x, info) = timed(lambda: solve(Mg, bg), repeat=7)
     last = cuda.last_solve()
+    # The same jitted call after the cache was cleared (a setup inside the
+    # call), and with values that change every call (a resetup inside it).
+    setups = []
+    for _ in range(3):
+        cuda.clear_cache()
+        t0 = time.perf_counter()
+        sync(solve(Mg, bg))
+        setups.append((time.perf_counter() - t0, cuda.last_solve().get("refresh_ms")))
+    jit_setup, jit_setup_ms = min(setups)
+    resetups = []
+    for i in range(6):
+        t0 = time.perf_counter()
+        sync(solve(M2 if i % 2 == 0 else Mg, bg))
+        resetups.append((time.perf_counter() - t0, cuda.last_solve().get("refresh_ms")))
+    jit_resetup, jit_resetup_ms = sorted(resetups)[len(resetups) // 2]
+    sync(solve(Mg, bg))
     its = int(info["iterations"])
     levels = last["levels"]
     op_cx = sum(l[1] for l in levels) / levels[0][1]
@@ -203,6 +223,9 @@ def bench_jaxamg(name, cfg, A, Mg, bg, bw, out):
         "setup_on_device": setup_on_device,
         "setup_s": first - eager_med, "first_call_s": first,
         "resetup_s": resetup_total - eager_med, "solve_s": solve_med, "solve_min_s": solve_min,
+        "handler_setup_ms": eager_setup_ms, "handler_resetup_ms": eager_resetup_ms,
+        "jit_setup_s": jit_setup - solve_med, "jit_setup_handler_ms": jit_setup_ms,
+        "jit_resetup_s": jit_resetup - solve_med, "jit_resetup_handler_ms": jit_resetup_ms,
         "solve_direct_call_s": eager_med,
         "iterations": its, "status": int(info["status"]), "true_relres": relres,
         "levels": len(levels), "op_complexity": op_cx,

@@ -70,6 +70,9 @@ NB_MODULE(_cuda, m) {
     d["setup_reason"] = info.setup_reason;
     d["iterations"] = info.iterations;
     d["bytes"] = info.bytes;
+    d["refresh"] = info.refresh;
+    d["refresh_ms"] = info.refresh_ms;
+    d["solve_ms"] = info.solve_ms;
     nb::list levels;
     for (const auto& l : info.levels) levels.append(nb::make_tuple(l.first, l.second));
     d["levels"] = levels;

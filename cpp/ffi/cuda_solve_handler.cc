@@ -23,6 +23,7 @@
 // (the host path's make_transposed, on the host's tree).
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -152,6 +153,11 @@ DeviceSolver<T>& transposed_solver(DeviceState<T>& st) {
   return *st.transposed;
 }
 
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 template <class T>
 void write_stats(T* d_stats, const SolveResult& r, int64_t history_len, cudaStream_t s) {
   std::vector<T> st(3 + history_len);
@@ -235,6 +241,7 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
     const Refresh need = !state->ready() || state->device_allowed != allowed ? Refresh::kSetup
                          : h[1]                                               ? Refresh::kNewValues
                                                                               : Refresh::kReuse;
+    const auto refresh_start = std::chrono::steady_clock::now();
     if (need != Refresh::kReuse) {
       try {
         const cuda::DeviceCsrView<T> view{static_cast<Index>(n), static_cast<Index>(nnz), ptr,
@@ -287,6 +294,12 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
         throw;
       }
     }
+    double refresh_ms = 0;
+    if (need != Refresh::kReuse) {
+      // Only for the report: a refresh ends with the stream's work done.
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the setup)");
+      refresh_ms = milliseconds_since(refresh_start);
+    }
     if (need == Refresh::kSetup) {
       ++entry->setups;
       cache.count_setup();
@@ -297,6 +310,7 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
     }
     if (at.transpose) entry->transposed_used = true;
 
+    const auto solve_start = std::chrono::steady_clock::now();
     SolveResult r;
     bool on_device = false;
     double bytes = 0;
@@ -330,8 +344,14 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
       if (!log.empty()) ffi_cache::append_stats_text(log);
       from_host(sol, hx.data(), n, stream, "cudaMemcpyAsync (x)");
     }
+    const double solve_ms = milliseconds_since(solve_start);  // the solves return synchronised
     write_stats(st, r, at.history_len, stream);
     CudaSolveInfo info;
+    info.refresh = need == Refresh::kSetup       ? "setup"
+                   : need == Refresh::kNewValues ? "resetup"
+                                                 : "reuse";
+    info.refresh_ms = refresh_ms;
+    info.solve_ms = solve_ms;
     info.on_device = on_device;
     info.host_reason = state->host_reason;
     info.setup_on_device = state->device != nullptr;

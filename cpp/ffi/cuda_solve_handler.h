@@ -15,6 +15,12 @@ struct CudaSolveInfo {
   std::string setup_reason;      // why not, when it was built on the host
   int iterations = 0;
   double bytes = 0;         // device traffic of the solve (model)
+  // What the call refreshed ("setup", "resetup", "reuse") and the wall
+  // times of the refresh and of the solve, each up to a stream
+  // synchronisation (for the benchmark's breakdown of a call).
+  std::string refresh = "reuse";
+  double refresh_ms = 0;
+  double solve_ms = 0;
   std::vector<std::pair<int64_t, int64_t>> levels;  // AMG hierarchy: (rows, nnz) per level
 };
 

@@ -9,6 +9,7 @@ keys the native solver cache is computed here, once per concrete structure.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import weakref
 from typing import Any
@@ -60,13 +61,16 @@ def structure_fingerprint(indptr: Any, indices: Any) -> tuple[int, int]:
         cached = _jax_fingerprint(indices)
     if cached is not None:
         return cached
-    h = hashlib.blake2b(digest_size=16)
-    p = np.ascontiguousarray(np.asarray(indptr), dtype=np.int32)
-    i = np.ascontiguousarray(np.asarray(indices), dtype=np.int32)
-    h.update(np.int64(p.shape[0] - 1).tobytes())
-    h.update(p.tobytes())
-    h.update(i.tobytes())
-    digest = h.digest()
+    if int(np.shape(indices)[0]) >= _DEVICE_HASH_MIN_NNZ and on_accelerator(indptr, indices):
+        digest = _device_digest(indptr, indices)
+    else:
+        h = hashlib.blake2b(digest_size=16)
+        p = np.ascontiguousarray(np.asarray(indptr), dtype=np.int32)
+        i = np.ascontiguousarray(np.asarray(indices), dtype=np.int32)
+        h.update(np.int64(p.shape[0] - 1).tobytes())
+        h.update(p.tobytes())
+        h.update(i.tobytes())
+        digest = h.digest()
     hi = int.from_bytes(digest[:8], "little", signed=True)
     lo = int.from_bytes(digest[8:], "little", signed=True)
     if hi == 0 and lo == 0:
@@ -76,6 +80,69 @@ def structure_fingerprint(indptr: Any, indices: Any) -> tuple[int, int]:
     except TypeError:
         _remember_jax_fingerprint(indices, (hi, lo))
     return (hi, lo)
+
+
+# A structure of at least this many nonzeros held on a GPU is hashed there:
+# copying it to the host and hashing it there takes seconds at 256³ (115M
+# nonzeros), while a smaller one is cheaper to copy than to compile a hash for.
+_DEVICE_HASH_MIN_NNZ = 1 << 20
+
+
+def _device_digest(indptr: Any, indices: Any) -> bytes:
+    """A 128-bit hash of a GPU-resident structure computed on its device:
+    four independently seeded 32-bit lanes, each the wrapping sum over the
+    entries of a mix of (position, value); 16 bytes come back to the host."""
+    lanes = np.asarray(compiled_for(_hash_lanes_impl, indptr, indices)(indptr, indices))
+    return lanes.astype(np.uint32).tobytes()
+
+
+def compiled_for(fun: Any, *arrays: Any) -> Any:
+    """`fun` compiled for the shapes, dtypes and placement of concrete
+    `arrays` (memoised): calling it runs now on the arrays' device, also
+    while the caller traces, where a jitted call would be staged into that
+    trace (and would bake in whatever it computes from constants)."""
+    import jax
+
+    specs = tuple(jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding) for a in arrays)
+    return _compiled(fun, specs, bool(jax.config.jax_enable_x64))
+
+
+@functools.lru_cache(maxsize=16)
+def _compiled(fun: Any, specs: tuple, x64: bool) -> Any:
+    """(`x64` keys the cache: it changes what `fun` computes.)"""
+    import jax
+
+    return jax.jit(fun).lower(*specs).compile()
+
+
+def _mix32(x: Any) -> Any:
+    """A 32-bit integer finaliser (xor-shift-multiply, full avalanche)."""
+    import jax.numpy as jnp
+
+    x = x ^ (x >> 16)
+    x = x * jnp.uint32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * jnp.uint32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def _hash_lanes_impl(indptr: Any, indices: Any) -> Any:
+    import jax
+    import jax.numpy as jnp
+
+    def lanes(v, salt):
+        v = jax.lax.bitcast_convert_type(v.astype(jnp.int32), jnp.uint32)
+        pos = jnp.arange(v.shape[0], dtype=jnp.uint32) * jnp.uint32(0x9E3779B1)
+        return [
+            jnp.sum(_mix32(v ^ _mix32(pos + jnp.uint32((seed ^ salt) & 0xFFFFFFFF))),
+                    dtype=jnp.uint32)
+            for seed in (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344)
+        ]
+
+    n = jnp.uint32(indptr.shape[0] - 1)
+    ptr_lanes = lanes(indptr, 0x517CC1B7)
+    idx_lanes = lanes(indices, 0x2545F491)
+    return jnp.stack([_mix32(p ^ _mix32(i + n)) for p, i in zip(ptr_lanes, idx_lanes)])
 
 
 # JAX arrays are immutable but unhashable: their fingerprints are memoised by
@@ -103,12 +170,15 @@ def _scipy_sparse():
     return sp
 
 
-def _on_accelerator(x: Any) -> bool:
-    """True for a concrete JAX array stored on a device other than the CPU."""
-    try:
-        return any(d.platform != "cpu" for d in x.devices())
-    except AttributeError:  # NumPy arrays and other host data
-        return False
+def on_accelerator(*arrays: Any) -> bool:
+    """True when every array is a concrete JAX array stored off the host."""
+    import jax
+
+    return all(
+        isinstance(a, jax.Array) and not _is_tracer(a)
+        and all(d.platform != "cpu" for d in a.devices())
+        for a in arrays
+    )
 
 
 def as_csr(A: Any, where: str = "jaxamg.solve") -> CsrInput:
@@ -125,7 +195,7 @@ def as_csr(A: Any, where: str = "jaxamg.solve") -> CsrInput:
         if A.n_dense > 0 or A.ndim != 2:
             raise ValueError(f"`{where}`: `A` must be a 2-D BCSR matrix without dense dimensions.")
         indptr, indices = A.indptr, A.indices
-        if is_concrete(indptr, indices) and _on_accelerator(indices) and (
+        if is_concrete(indptr, indices) and on_accelerator(indices) and (
             indptr.dtype == np.int32 and indices.dtype == np.int32
         ):
             # On a GPU the arrays stay where they are: a host copy and a new

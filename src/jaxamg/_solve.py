@@ -19,7 +19,14 @@ from . import _ffi
 # Re-exported: solve() documents it (defined with the core that warns).
 from ._linear_solve import AdjointConvergenceWarning as AdjointConvergenceWarning
 from ._linear_solve import _Static, linear_solve
-from ._matrix import CsrInput, as_csr, is_concrete, structure_fingerprint
+from ._matrix import (
+    CsrInput,
+    as_csr,
+    compiled_for,
+    is_concrete,
+    on_accelerator,
+    structure_fingerprint,
+)
 from ._status import AMGXStatus
 
 
@@ -51,20 +58,42 @@ def _device_structure(fingerprint: tuple[int, int], indptr_bytes: bytes, indices
         return jnp.asarray(indptr), jnp.asarray(indices), jnp.asarray(rows)
 
 
+def _rows_of(indptr: Any, indices: Any):
+    import jax.numpy as jnp
+
+    n = indptr.shape[0] - 1
+    return jnp.repeat(jnp.arange(n, dtype=jnp.int32), jnp.diff(indptr),
+                      total_repeat_length=indices.shape[0])
+
+
+def _rows_on_device(indptr: Any, indices: Any):
+    """The row of every stored entry, computed where the structure lives."""
+    return compiled_for(_rows_of, indptr, indices)(indptr, indices)
+
+
 def structure_arrays(csr: CsrInput, fingerprint: tuple[int, int]):
     """(indptr, indices, rows) as arrays for the jitted core."""
     import jax.numpy as jnp
 
     if fingerprint != (0, 0):
-        cached = _structure_memo.get(fingerprint)
+        resident = on_accelerator(csr.indptr, csr.indices)
+        # Arrays already on a GPU are committed to it: memoised per device.
+        # The host-made copies are uncommitted and follow the values anywhere.
+        key = (fingerprint, tuple(sorted(str(d) for d in csr.indices.devices()))) \
+            if resident else fingerprint
+        cached = _structure_memo.get(key)
         if cached is None:
-            cached = _device_structure(
-                fingerprint,
-                np.ascontiguousarray(csr.indptr, dtype=np.int32).tobytes(),
-                np.ascontiguousarray(csr.indices, dtype=np.int32).tobytes(),
-            )
+            if resident:
+                # Already on its device: no host round trip, rows made there.
+                cached = (csr.indptr, csr.indices, _rows_on_device(csr.indptr, csr.indices))
+            else:
+                cached = _device_structure(
+                    fingerprint,
+                    np.ascontiguousarray(csr.indptr, dtype=np.int32).tobytes(),
+                    np.ascontiguousarray(csr.indices, dtype=np.int32).tobytes(),
+                )
             with _structure_memo_lock:  # solves may run in several threads
-                _structure_memo[fingerprint] = cached
+                _structure_memo[key] = cached
                 while len(_structure_memo) > 32:
                     _structure_memo.pop(next(iter(_structure_memo)))
         return cached

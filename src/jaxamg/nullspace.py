@@ -39,7 +39,6 @@ The checks that warn (:class:`NullSpaceWarning`) look at concrete values only
 
 from __future__ import annotations
 
-import functools
 import threading
 import warnings
 import weakref
@@ -298,31 +297,19 @@ def _row_structure(indptr: Any) -> np.ndarray:
     return np.repeat(np.arange(indptr.shape[0] - 1), np.diff(indptr))
 
 
-def _on_accelerator(*arrays: Any) -> bool:
-    """True when every array is a JAX array living off the host."""
-    import jax
-
-    return all(isinstance(a, jax.Array) and
-               all(d.platform != "cpu" for d in a.devices()) for a in arrays)
-
-
-@functools.lru_cache(maxsize=8)
-def _row_sum_extremes_executable(n: int, indptr_spec: Any, data_spec: Any, x64: bool) -> Any:
-    """The compiled row-sum check for one (size, shapes, dtypes, device):
-    compiled once, not per matrix buffer."""
+def _row_sum_extremes(indptr: Any, data: Any) -> Any:
+    """(max |row sum|, max absolute row sum), accumulated in float64 when
+    enabled."""
     import jax
     import jax.numpy as jnp
 
-    acc = jnp.float64 if x64 else jnp.float32
-
-    def extremes(indptr, data):
-        rows = jnp.repeat(jnp.arange(n), jnp.diff(indptr), total_repeat_length=data.shape[0])
-        values = data.astype(acc)
-        sums = jax.ops.segment_sum(values, rows, num_segments=n)
-        absolute = jax.ops.segment_sum(jnp.abs(values), rows, num_segments=n)
-        return jnp.max(jnp.abs(sums), initial=0.0), jnp.max(absolute, initial=0.0)
-
-    return jax.jit(extremes).lower(indptr_spec, data_spec).compile()
+    n = indptr.shape[0] - 1
+    acc = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    rows = jnp.repeat(jnp.arange(n), jnp.diff(indptr), total_repeat_length=data.shape[0])
+    values = data.astype(acc)
+    sums = jax.ops.segment_sum(values, rows, num_segments=n)
+    absolute = jax.ops.segment_sum(jnp.abs(values), rows, num_segments=n)
+    return jnp.max(jnp.abs(sums), initial=0.0), jnp.max(absolute, initial=0.0)
 
 
 def _row_sum_extremes_on_device(indptr: Any, data: Any, n: int) -> tuple[float, float]:
@@ -333,14 +320,9 @@ def _row_sum_extremes_on_device(indptr: Any, data: Any, n: int) -> tuple[float, 
     The check may run while the caller traces (a concrete matrix closed over
     by a jitted function): a compiled executable runs now, on the arrays'
     device, instead of being staged into that trace."""
-    import jax
+    from ._matrix import compiled_for
 
-    def spec(a):
-        return jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding)
-
-    compiled = _row_sum_extremes_executable(n, spec(indptr), spec(data),
-                                            bool(jax.config.jax_enable_x64))
-    residual, largest = compiled(indptr, data)
+    residual, largest = compiled_for(_row_sum_extremes, indptr, data)(indptr, data)
     return float(residual), float(largest)
 
 
@@ -356,7 +338,9 @@ def warn_if_singular(
     key = data if buffer is None else buffer
     if _singular_memo.get(key) is not None:
         return
-    if _on_accelerator(indptr, data):
+    from ._matrix import on_accelerator
+
+    if on_accelerator(indptr, data):
         residual, largest = _row_sum_extremes_on_device(indptr, data, n)
     else:
         values = np.asarray(data)

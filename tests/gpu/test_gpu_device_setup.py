@@ -234,3 +234,39 @@ def test_grad_matches_finite_differences(rng, kind):
     h = 1e-4
     fd_d = (float(f(M.data + h * v_d, bg)) - float(f(M.data - h * v_d, bg))) / (2 * h)
     assert float(jnp.vdot(g_data, v_d)) == pytest.approx(fd_d, rel=1e-6)
+
+
+
+def test_gpu_structures_are_fingerprinted_on_the_device(rng, monkeypatch):
+    """A large structure on the GPU is hashed there (Python never copies it
+    to the host): the same matrix is set up once, and two patterns of the
+    same size and nonzero count never share a setup."""
+    from jaxamg import _matrix
+
+    monkeypatch.setattr(_matrix, "_DEVICE_HASH_MIN_NNZ", 0)  # as for a large matrix
+    real_asarray = np.asarray
+
+    def no_host_copy(a, *args, **kwargs):
+        assert not (isinstance(a, jax.Array) and a.dtype == np.int32 and a.ndim == 1
+                    and a.size >= n), "a GPU structure was copied to the host"
+        return real_asarray(a, *args, **kwargs)
+
+    A = spd_matrix(rng)
+    n = A.shape[0]
+    perm = rng.permutation(n)
+    B = (A[perm][:, perm]).tocsr()  # the same nonzero count, another pattern
+    B.sort_indices()
+    assert B.nnz == A.nnz
+    assert not (np.array_equal(B.indptr, A.indptr) and np.array_equal(B.indices, A.indices))
+    b = rng.normal(size=n)
+    config = make_config("PCG", 1e-10)
+    (MA, bg), (MB, _) = on_gpu(A, b), on_gpu(B, b)
+    total = jaxamg.get_solver_cache_info()["total_setups"]
+    monkeypatch.setattr(np, "asarray", no_host_copy)
+    for _ in range(2):
+        for M, S in ((MA, A), (MB, B)):
+            x, info = jaxamg.solve(M, bg, config=config)
+            assert info["status"] == jaxamg.AMGXStatus.SUCCESS
+            assert rel(x, spla.spsolve(S.tocsc(), b)) < 1e-7
+    monkeypatch.setattr(np, "asarray", real_asarray)
+    assert jaxamg.get_solver_cache_info()["total_setups"] == total + 2

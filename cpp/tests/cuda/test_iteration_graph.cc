@@ -32,6 +32,8 @@ struct Run {
 template <class T>
 std::vector<Run<T>> solve_twice(const Solver<T>& tree, bool graphs, bool use_x0) {
   setenv("JAXAMG_CUDA_GRAPHS", graphs ? "1" : "0", 1);
+  // Small CG systems would otherwise take the fused kernel (SmallCg).
+  setenv("JAXAMG_SMALL_CG", "0", 1);
   cuda::DeviceSolver<T> dev(tree);
   const Index n = tree.matrix().nrows;
   cuda::DeviceArray<T> db, dx;
@@ -48,6 +50,7 @@ std::vector<Run<T>> solve_twice(const Solver<T>& tree, bool graphs, bool use_x0)
     runs.push_back(std::move(r));
   }
   unsetenv("JAXAMG_CUDA_GRAPHS");
+  unsetenv("JAXAMG_SMALL_CG");
   return runs;
 }
 

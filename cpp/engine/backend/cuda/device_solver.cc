@@ -400,9 +400,39 @@ bool DeviceSolver<T>::ensure_loop(const T* b, T* x, bool monitor, bool store, No
   return ok;
 }
 
+// PCG without a preconditioner is the same recurrence as CG (z = r).
+template <class T>
+bool DeviceSolver<T>::solve_small(const T* b, T* x, bool use_x0, SolveResult* res) {
+  if ((method_ != Method::kCG && method_ != Method::kPCG) || has_amg() || n_ < 1 ||
+      n_ > kSmallCgMaxRows || !small_cg_enabled()) {
+    return false;
+  }
+  if (!small_) small_ = std::make_unique<SmallCg<T>>(*A_);
+  const Solver<T>& S = top_;
+  SmallCgRule rule;
+  rule.rule = S.stopping_rule();
+  rule.monitor = S.monitors_residual();
+  rule.store = S.stores_history();
+  rule.norm = rule.monitor ? S.norm_type() : NormType::kL2;
+  rule.max_iters = S.max_iters();
+  if (!small_->solve(rule, b, x, use_x0, stream_, &res->history)) return false;
+  const SmallCgRecord& rec = small_->last_record();
+  res->status = static_cast<Status>(rec.status);
+  res->iterations = rec.iterations;
+  res->residual = rule.monitor ? rec.final_norm : -1;
+  last_bytes_ = small_->last_solve_bytes();
+  small_blocks_ = small_->last_blocks();
+  return true;
+}
+
 template <class T>
 SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t stream) {
   stream_ = stream;
+  small_blocks_ = 0;
+  {
+    SolveResult small;
+    if (solve_small(b, x, use_x0, &small)) return small;
+  }
   check(cusparseSetStream(handle_, stream), "cusparseSetStream");
   // The stop flags are read after every iteration, also by methods that
   // never set them (AMG): start from zeros.

@@ -10,7 +10,10 @@
 // or, by default, runs the iterations after the first as one CUDA graph
 // (IterationGraph) that applies the same test on the device and returns to
 // the host only when the loop stops. JAXAMG_CUDA_GRAPHS=0 in the environment
-// selects the per-iteration host loop (the results are the same).
+// selects the per-iteration host loop (the results are the same). CG
+// without a preconditioner on at most kSmallCgMaxRows rows runs instead as
+// one fused kernel (SmallCg), unless JAXAMG_SMALL_CG=0 or the device cannot
+// launch it.
 //
 // The tree must stay alive and unchanged while this object exists (a
 // resetup builds a new DeviceSolver).
@@ -31,6 +34,7 @@
 #include "backend/cuda/iteration_graph.h"
 #include "backend/cuda/kernels.h"
 #include "backend/cuda/setup/device_aggregation_setup.h"
+#include "backend/cuda/small_cg.h"
 
 namespace jaxamg::cuda {
 
@@ -69,6 +73,8 @@ class DeviceSolver {
   Index rows() const { return n_; }
   // Bytes the last solve moved through device memory by the traffic model.
   double last_solve_bytes() const { return last_bytes_; }
+  // Blocks of the fused CG kernel that ran the last solve; 0 if it did not.
+  int last_small_cg_blocks() const { return small_blocks_; }
 
  private:
   enum class Method { kCG, kPCG, kPCGF, kBiCGStab, kPBiCGStab, kAmg };
@@ -92,6 +98,9 @@ class DeviceSolver {
   // captured on first use; false if it cannot be captured (the host loop
   // then runs the iterations).
   bool ensure_loop(const T* b, T* x, bool monitor, bool store, NormType norm_type, int max_iters);
+  // The whole solve as SmallCg's one kernel when it applies; false if the
+  // solve is left to the loop below.
+  bool solve_small(const T* b, T* x, bool use_x0, SolveResult* res);
 
   const Solver<T>& top_;
   Method method_;
@@ -125,6 +134,8 @@ class DeviceSolver {
   double loop_bytes_ = 0;     // traffic of one captured iteration
   Traffic traffic_;
   double last_bytes_ = 0;
+  std::unique_ptr<SmallCg<T>> small_;  // made on the first small CG solve
+  int small_blocks_ = 0;
 };
 
 }  // namespace jaxamg::cuda
