@@ -73,6 +73,7 @@ NB_MODULE(_cuda, m) {
     d["refresh"] = info.refresh;
     d["refresh_ms"] = info.refresh_ms;
     d["solve_ms"] = info.solve_ms;
+    d["lane_ms"] = info.lane_ms;
     nb::list levels;
     for (const auto& l : info.levels) levels.append(nb::make_tuple(l.first, l.second));
     d["levels"] = levels;

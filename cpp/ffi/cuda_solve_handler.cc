@@ -175,6 +175,7 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
 
   SolverCache& cache = SolverCache::instance();
   for (int64_t lane = 0; lane < L.lanes; ++lane) {
+    const auto lane_start = std::chrono::steady_clock::now();
     const Lane<T> in = lane_of<T>(L, lane, indptr.typed_data(), indices.typed_data(),
                                   data.typed_data<T>(), b.typed_data<T>(), x0.typed_data<T>(),
                                   x.typed_data<T>(), stats.typed_data<T>());
@@ -352,6 +353,7 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
                                                  : "reuse";
     info.refresh_ms = refresh_ms;
     info.solve_ms = solve_ms;
+    info.lane_ms = milliseconds_since(lane_start);  // without the last_info bookkeeping
     info.on_device = on_device;
     info.host_reason = state->host_reason;
     info.setup_on_device = state->device != nullptr;

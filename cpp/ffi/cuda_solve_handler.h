@@ -21,6 +21,7 @@ struct CudaSolveInfo {
   std::string refresh = "reuse";
   double refresh_ms = 0;
   double solve_ms = 0;
+  double lane_ms = 0;  // the handler's whole time for this right-hand side
   std::vector<std::pair<int64_t, int64_t>> levels;  // AMG hierarchy: (rows, nnz) per level
 };
 
