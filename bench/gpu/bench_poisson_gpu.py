@@ -287,6 +287,8 @@ def main():
     ap.add_argument("--peers", action="store_true", help="also jax.scipy CG and CuPy CG")
     ap.add_argument("--amg-precision", nargs="+", default=["SAME"], choices=["SAME", "FLOAT"],
                     help="x_amg_precision of the AMG scopes (FLOAT: float32 hierarchy)")
+    ap.add_argument("--spmv", nargs="+", default=["own"], choices=["own", "cusparse"],
+                    help="JAXAMG_SPMV: the fused own kernels or cuSPARSE's SpMV")
     args = ap.parse_args()
     dev = jax.devices("gpu")[0]
     print(f"# {datetime.datetime.now(datetime.timezone.utc).isoformat()} device: "
@@ -307,13 +309,19 @@ def main():
         bg = jax.device_put(jnp.asarray(b), dev)
         for name in args.configs:
             for precision in args.amg_precision:
-                label = name if precision == "SAME" else f"{name} amg={precision}"
-                try:
-                    bench_jaxamg(label, with_amg_precision(CONFIGS[name], precision), A, Mg, bg,
-                                 bw, out)
-                except Exception as e:  # keep the other measurements
-                    print(f"# jaxamg {label} at {m}: FAILED {type(e).__name__}: {e}", flush=True)
-                _ffi.cuda_native().clear_cache()
+                for spmv in args.spmv:
+                    # Read when a device solver is built, i.e. after the cache is cleared.
+                    os.environ["JAXAMG_SPMV"] = spmv
+                    label = name if precision == "SAME" else f"{name} amg={precision}"
+                    label += "" if spmv == "own" else f" spmv={spmv}"
+                    try:
+                        bench_jaxamg(label, with_amg_precision(CONFIGS[name], precision), A, Mg,
+                                     bg, bw, out)
+                    except Exception as e:  # keep the other measurements
+                        print(f"# jaxamg {label} at {m}: FAILED {type(e).__name__}: {e}",
+                              flush=True)
+                    _ffi.cuda_native().clear_cache()
+        os.environ.pop("JAXAMG_SPMV", None)
         if args.peers:
             for fn, a in ((bench_jax_cg, (A, Mg, bg, out)), (bench_cupy_cg, (A, b, out))):
                 try:

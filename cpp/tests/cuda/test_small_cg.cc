@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "cuda/small_cg_testing.h"
 
 namespace jaxamg {
@@ -229,6 +230,18 @@ TEST(SmallCg, Dispatch) {
     Status status = Status::kFailed;
     EXPECT_EQ(blocks_of(cg, A, b, &status), 0);
     EXPECT_EQ(status, Status::kSuccess);
+  }
+  // A value that is not a block count is an error naming the variable.
+  for (const char* bad : {"0", "-3", "12x", "many", "2000000"}) {
+    ScopedEnv wrong("JAXAMG_SMALL_CG_BLOCKS", bad);
+    try {
+      cuda::small_cg_forced_blocks();
+      ADD_FAILURE() << "JAXAMG_SMALL_CG_BLOCKS=" << bad << " was accepted";
+    } catch (const InvalidInput& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("JAXAMG_SMALL_CG_BLOCKS='") + bad + "'"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 

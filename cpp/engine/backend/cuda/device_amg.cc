@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backend/cuda/csr_kernels.h"
 #include "backend/cuda/kernels.h"
 #include "core/error.h"
 #include "solvers/direct/dense_lu.h"
@@ -115,10 +116,37 @@ void DeviceAmg<T>::spmv(const DeviceCsr<T>& M, T alpha, const T* x, T beta, T* y
 
 template <class T>
 void DeviceAmg<T>::residual(Level& L, const T* x, const T* b, T* r, cudaStream_t s) {
+  const double vec = static_cast<double>(L.rows()) * sizeof(T);
+  if (!L.A.uses_cusparse()) {
+    csr_residual(L.A.ref(), x, b, r, s);
+    traffic_.bytes += L.A.spmv_bytes() + vec;
+    return;
+  }
   check(cudaMemcpyAsync(r, b, L.rows() * sizeof(T), cudaMemcpyDeviceToDevice, s),
         "cudaMemcpyAsync (residual)");
-  traffic_.bytes += 2.0 * L.rows() * sizeof(T);
+  traffic_.bytes += 2.0 * vec;
   spmv(L.A, T(-1), x, T(1), r);
+}
+
+template <class T>
+bool DeviceAmg<T>::fused_sweep(Level& L, const T* b, T*& cur, int step, double a, double bcoef,
+                               cudaStream_t s) {
+  if (L.A.uses_cusparse()) return false;
+  // Out of place: every row's product needs the old iterate. L.r is free
+  // while smoothing (fixed() fills it only afterwards), so it holds the other copy.
+  T* next = L.other;
+  const double vec = static_cast<double>(L.rows()) * sizeof(T);
+  if (L.smoother == SmootherKind::kDiagonal) {
+    csr_jacobi(L.A.ref(), L.diag.data(), cur, b, next, s);
+    traffic_.bytes += L.A.spmv_bytes() + 2 * vec;
+  } else {
+    csr_chebyshev(L.A.ref(), L.diag.data(), cur, b, static_cast<T>(a), static_cast<T>(bcoef),
+                  step == 0, L.p.data(), next, s);
+    traffic_.bytes += L.A.spmv_bytes() + (step == 0 ? 3 : 4) * vec;
+  }
+  L.other = cur;
+  cur = next;
+  return true;
 }
 
 template <class T>
@@ -140,40 +168,49 @@ void DeviceAmg<T>::smooth(Level& L, const T* b, T* x, bool x_is_zero, int sweeps
     }
     return;
   }
+  // The fused sweeps alternate between x and L.r; `cur` holds the iterate.
+  T* cur = x;
+  L.other = L.r.data();
   if (L.smoother == SmootherKind::kDiagonal) {
     // JacobiL1Solver / BlockJacobiSolver::solve_iteration (diagonal_sweep).
     for (int it = 0; it < sweeps_n; ++it) {
       if (x_is_zero && it == 0) {
         diag_scale<T>(n, L.diag.data(), b, x, s);
         traffic_.bytes += 3 * vec;
-      } else {
+      } else if (!fused_sweep(L, b, cur, 0, 0, 0, s)) {
         residual(L, x, b, L.r.data(), s);
         diag_update<T>(n, L.diag.data(), L.r.data(), x, s);
         traffic_.bytes += 4 * vec;
       }
     }
-    return;
-  }
-  // ChebyshevSolver::apply: the recurrence restarts at each apply and runs
-  // `order` steps per sweep (step_diagonal).
-  double alpha_prev = 0;
-  int step = 0;
-  for (int it = 0; it < sweeps_n; ++it) {
-    for (int o = 0; o < L.order; ++o, ++step) {
-      double a, bcoef;
-      L.cheby->step_coefficients(step, alpha_prev, &a, &bcoef);
-      const bool zero = x_is_zero && it == 0 && o == 0;
-      if (step == 0 && zero) {
-        cheby_step<T>(n, L.diag.data(), b, static_cast<T>(a), T(0), true, true, L.p.data(), x, s);
-        traffic_.bytes += 4 * vec;
-      } else {
-        residual(L, x, b, L.r.data(), s);
-        cheby_step<T>(n, L.diag.data(), L.r.data(), static_cast<T>(a), static_cast<T>(bcoef),
-                      step == 0, false, L.p.data(), x, s);
-        traffic_.bytes += 6 * vec;
+  } else {
+    // ChebyshevSolver::apply: the recurrence restarts at each apply and
+    // runs `order` steps per sweep (step_diagonal).
+    double alpha_prev = 0;
+    int step = 0;
+    for (int it = 0; it < sweeps_n; ++it) {
+      for (int o = 0; o < L.order; ++o, ++step) {
+        double a, bcoef;
+        L.cheby->step_coefficients(step, alpha_prev, &a, &bcoef);
+        const bool zero = x_is_zero && it == 0 && o == 0;
+        if (step == 0 && zero) {
+          cheby_step<T>(n, L.diag.data(), b, static_cast<T>(a), T(0), true, true, L.p.data(), x,
+                        s);
+          traffic_.bytes += 4 * vec;
+        } else if (!fused_sweep(L, b, cur, step, a, bcoef, s)) {
+          residual(L, x, b, L.r.data(), s);
+          cheby_step<T>(n, L.diag.data(), L.r.data(), static_cast<T>(a), static_cast<T>(bcoef),
+                        step == 0, false, L.p.data(), x, s);
+          traffic_.bytes += 6 * vec;
+        }
+        alpha_prev = a;
       }
-      alpha_prev = a;
     }
+  }
+  if (cur != x) {
+    check(cudaMemcpyAsync(x, cur, n * sizeof(T), cudaMemcpyDeviceToDevice, s),
+          "cudaMemcpyAsync (smoothed iterate)");
+    traffic_.bytes += 2 * vec;
   }
 }
 

@@ -83,6 +83,7 @@ class DeviceAmg {
     int order = 0;
     const ChebyshevSolver<T>* cheby = nullptr;  // coefficients
     DeviceArray<T> b, x, r, p;  // b, x on levels > 0; r everywhere; p for Chebyshev
+    T* other = nullptr;  // during smooth(): the buffer the next fused sweep writes (x or r)
     std::size_t rows() const { return static_cast<std::size_t>(A.rows()); }
   };
 
@@ -91,6 +92,10 @@ class DeviceAmg {
   int sweeps(int l, int n) const;
   void smooth(Level& L, const T* b, T* x, bool x_is_zero, int n, cudaStream_t s);
   void residual(Level& L, const T* x, const T* b, T* r, cudaStream_t s);
+  // One smoother step as a single fused kernel from `cur` into the other
+  // buffer (x or L.r), moving `cur` there; false when L.A runs cuSPARSE.
+  bool fused_sweep(Level& L, const T* b, T*& cur, int step, double a, double bcoef,
+                   cudaStream_t s);
   void spmv(const DeviceCsr<T>& M, T alpha, const T* x, T beta, T* y);
   // coarse_n_ and coarse_inverse_ from the factors of a dense LU.
   void set_coarse_inverse(const DenseLUSolver<T>& lu);

@@ -1,7 +1,11 @@
 #include "backend/cuda/device_csr.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 #include <utility>
+
+#include "core/error.h"
 
 namespace jaxamg::cuda {
 
@@ -15,6 +19,16 @@ constexpr cusparseSpMVAlg_t kSpmvAlgorithm = CUSPARSE_SPMV_CSR_ALG2;
 template <class T>
 constexpr cudaDataType value_type() {
   return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
+}
+
+// JAXAMG_SPMV: "own" (default) or "cusparse".
+bool cusparse_requested() {
+  const char* v = std::getenv("JAXAMG_SPMV");
+  if (!v || !*v || std::strcmp(v, "own") == 0) return false;
+  if (std::strcmp(v, "cusparse") == 0) return true;
+  throw InvalidInput(std::string("JAXAMG_SPMV='") + v +
+                     "' is not a SpMV choice; set it to 'own' (the default) or 'cusparse', "
+                     "or unset it");
 }
 
 // A dense-vector descriptor for one call (a host-side object; cheap).
@@ -37,6 +51,7 @@ template <class T>
 DeviceCsr<T>::DeviceCsr(DeviceCsr&& o) noexcept
     : rows_(o.rows_),
       cols_(o.cols_),
+      lanes_(o.lanes_),
       row_ptr_(std::move(o.row_ptr_)),
       col_(std::move(o.col_)),
       val_(std::move(o.val_)),
@@ -93,11 +108,14 @@ void DeviceCsr<T>::replace_values(const T* val, cudaStream_t stream) {
 template <class T>
 void DeviceCsr<T>::describe(cusparseHandle_t handle, Index nnz) {
   if (rows_ == 0) return;
-  // cuSPARSE wants valid pointers even for an empty pattern.
+  lanes_ = csr_lanes(rows_, static_cast<std::size_t>(nnz));
+  const bool cusparse = cusparse_requested();
+  // Valid pointers even for an empty pattern (cuSPARSE wants them).
   if (col_.empty()) {
     col_.resize(1);
     val_.resize(1);
   }
+  if (!cusparse) return;
   check(cusparseCreateCsr(&descr_, rows_, cols_, nnz, row_ptr_.data(), col_.data(),
                           val_.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                           CUSPARSE_INDEX_BASE_ZERO, value_type<T>()),
@@ -115,6 +133,12 @@ void DeviceCsr<T>::describe(cusparseHandle_t handle, Index nnz) {
 template <class T>
 void DeviceCsr<T>::spmv(cusparseHandle_t handle, T alpha, const T* x, T beta, T* y) const {
   if (rows_ == 0) return;
+  if (!descr_) {
+    cudaStream_t stream = nullptr;
+    check(cusparseGetStream(handle, &stream), "cusparseGetStream");
+    csr_axpby(ref(), alpha, x, beta, y, stream);
+    return;
+  }
   DnVec vx(cols_, x, value_type<T>()), vy(rows_, y, value_type<T>());
   check(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, descr_, vx.d, &beta, vy.d,
                      value_type<T>(), kSpmvAlgorithm,

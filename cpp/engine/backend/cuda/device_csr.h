@@ -1,8 +1,12 @@
-// A CSR matrix on the device with its cuSPARSE descriptor and the SpMV
-// workspace, both made once at upload so that a product allocates nothing.
+// A CSR matrix on the device and its products. Products run the backend's
+// own row-group kernels (csr_kernels.h), which fuse a residual or a smoother
+// sweep into the SpMV; JAXAMG_SPMV=cusparse selects cuSPARSE's SpMV instead
+// (its descriptor and workspace are then made once at upload), which the
+// benchmarks use to compare the two.
 #pragma once
 #include <cusparse.h>
 
+#include "backend/cuda/csr_kernels.h"
 #include "backend/cuda/device_array.h"
 #include "core/csr_matrix.h"
 
@@ -29,6 +33,11 @@ class DeviceCsr {
   void replace_values(const T* val, cudaStream_t stream);
   // y = alpha A x + beta y on the handle's stream.
   void spmv(cusparseHandle_t handle, T alpha, const T* x, T beta, T* y) const;
+  // Whether products run cuSPARSE (JAXAMG_SPMV=cusparse when the matrix was
+  // described); callers then use spmv only, as the fused kernels are ours.
+  bool uses_cusparse() const { return descr_ != nullptr; }
+  // The arrays for csr_kernels.h (csr_residual, csr_jacobi, csr_chebyshev).
+  CsrRef<T> ref() const { return {rows_, row_ptr_.data(), col_.data(), val_.data(), lanes_}; }
 
   Index rows() const { return rows_; }
   Index cols() const { return cols_; }
@@ -43,9 +52,11 @@ class DeviceCsr {
   double spmv_bytes() const;
 
  private:
-  // The cuSPARSE descriptor and SpMV buffer over row_ptr_, col_, val_.
+  // lanes_, and with JAXAMG_SPMV=cusparse the cuSPARSE descriptor and SpMV
+  // buffer over row_ptr_, col_, val_.
   void describe(cusparseHandle_t handle, Index nnz);
   Index rows_ = 0, cols_ = 0;
+  int lanes_ = 1;  // threads per row of the own kernels
   DeviceArray<Index> row_ptr_, col_;
   DeviceArray<T> val_;
   DeviceArray<unsigned char> buffer_;

@@ -33,13 +33,19 @@ void DeviceMixedAmg::cycle(const double* b, double* x, bool x_is_zero, cudaStrea
     traffic_.bytes += 2 * (lo + hi);
     return;
   }
-  check(cudaMemcpyAsync(r_hi_.data(), b, n_ * sizeof(double), cudaMemcpyDeviceToDevice, s),
-        "cudaMemcpyAsync (mixed residual)");
-  A_.spmv(handle_, -1.0, x, 1.0, r_hi_.data());
+  if (A_.uses_cusparse()) {
+    check(cudaMemcpyAsync(r_hi_.data(), b, n_ * sizeof(double), cudaMemcpyDeviceToDevice, s),
+          "cudaMemcpyAsync (mixed residual)");
+    A_.spmv(handle_, -1.0, x, 1.0, r_hi_.data());
+    traffic_.bytes += 3 * hi;
+  } else {
+    csr_residual(A_.ref(), x, b, r_hi_.data(), s);
+    traffic_.bytes += hi;
+  }
   convert<float, double>(n_, r_hi_.data(), b_lo_.data(), s);
   amg_.cycle(b_lo_.data(), x_lo_.data(), true, s);
   add_converted<double, float>(n_, x_lo_.data(), x, s);
-  traffic_.bytes += 3 * hi + A_.spmv_bytes() + (lo + hi) + (lo + 2 * hi);
+  traffic_.bytes += A_.spmv_bytes() + (lo + hi) + (lo + 2 * hi);
 }
 
 void DeviceMixedAmg::precondition(const double* b, double* x, cudaStream_t s) {

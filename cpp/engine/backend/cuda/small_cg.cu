@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "backend/cuda/cuda_check.h"
+#include "core/error.h"
 #include "core/types.h"
 
 namespace jaxamg::cuda {
@@ -357,7 +358,11 @@ int small_cg_forced_blocks() {
   char* end = nullptr;
   errno = 0;
   const long g = std::strtol(v, &end, 10);
-  if (errno != 0 || *end != '\0' || g < 1 || g > (1 << 20)) return 0;
+  if (errno != 0 || *end != '\0' || g < 1 || g > (1 << 20)) {
+    throw InvalidInput(std::string("JAXAMG_SMALL_CG_BLOCKS='") + v +
+                       "' is not a block count; set it to an integer from 1 to 1048576, or "
+                       "unset it for the automatic count");
+  }
   return static_cast<int>(g);
 }
 
@@ -395,7 +400,8 @@ template <class T>
 double SmallCg<T>::model_bytes(const SmallCgRule& rule, bool use_x0) const {
   const double vec = static_cast<double>(n_) * sizeof(T);
   const double spmv = A_.spmv_bytes();
-  const double residual = 3 * vec + spmv;
+  // A residual is one fused kernel, or a copy and a cuSPARSE SpMV.
+  const double residual = (A_.uses_cusparse() ? 3 : 1) * vec + spmv;
   double bytes = 0;
   if (rule.monitor) bytes += (use_x0 ? residual : 0) + vec;
   if (last_.passes > 0) bytes += (last_.passes - (use_x0 ? 0 : 1)) * residual;

@@ -53,7 +53,8 @@ constexpr int kSmallCgRowsPerBlock = 512;
 // JAXAMG_SMALL_CG=0 in the environment turns the fused path off.
 bool small_cg_enabled();
 // JAXAMG_SMALL_CG_BLOCKS=G forces the block count (benchmarks, tests); 0
-// when unset or not a positive integer.
+// when unset; InvalidInput naming the variable when it is not an integer
+// from 1 to 2^20.
 int small_cg_forced_blocks();
 
 // What the solve tests, from the solver's configuration.
