@@ -21,6 +21,7 @@ import os
 import platform
 import statistics
 import subprocess
+import sys
 import time
 
 import jax
@@ -57,41 +58,58 @@ def best(fn, repeat):
     return min(times), statistics.median(times)
 
 
-def overhead(repeat):
-    """A jitted, cached solve against the engine's own solve time, forward
-    and adjoint (the A^T solve of jax.grad on the forward setup)."""
+def overhead_problem():
     n = 10_000
     A = matrices.tridiagonal_matrix(n, 2.5, dtype=jnp.float64)
     b = matrices.rhs_random(n, seed=0, dtype=jnp.float64)
     cfg = {"solver": "CG", "tolerance": 1e-8, "max_iters": 200}
+    return A, b, cfg
+
+
+def engine_reference(calls):
+    """The engine's own solve times (forward, adjoint) for overhead()'s
+    problem, printed as two minima in seconds. Run in a child process: the
+    CPU handler solves on its own engine thread, which owns the process's
+    OpenMP team, so engine calls from this thread would start a second team
+    and slow both down (libgomp stops spinning when it manages more threads
+    than cores)."""
+    A, b, cfg = overhead_problem()
+    es = _load_engine().EngineSolver(prepare_config(cfg), "float64")
+    es.setup(np.asarray(A.indptr), np.asarray(A.indices), np.asarray(A.data))
+    bn = np.asarray(b)
+    fwd = min(es.solve(bn)[1]["solve_seconds"] for _ in range(calls))
+    adj = min(es.solve(bn, transpose=True)[1]["solve_seconds"] for _ in range(calls))
+    print(fwd, adj)
+
+
+def overhead(repeat):
+    """A jitted, cached solve against the engine's own solve time, forward
+    and adjoint (the A^T solve of jax.grad on the forward setup)."""
+    A, b, cfg = overhead_problem()
     f = jax.jit(lambda d, r: jaxamg.solve(jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape),
                                           r, config=cfg)[0])
     # The adjoint alone: the transpose of the solve, jitted (its setup is the
     # forward's; A is not declared symmetric, so the engine solves with A^T).
-    # Built under jit, not with an eager jax.vjp: an eager gradient runs the
-    # engine on one of XLA's threads, whose second OpenMP team leaves libgomp
-    # with more threads than cores and every later solve of the process
-    # several times slower.
     adjoint = jax.jit(lambda ct: jax.linear_transpose(
         lambda r: jaxamg.solve(A, r, config=cfg)[0], b)(ct)[0])
     f(A.data, b).block_until_ready()
     adjoint(b).block_until_ready()
-    es = _load_engine().EngineSolver(prepare_config(cfg), "float64")
-    es.setup(np.asarray(A.indptr), np.asarray(A.indices), np.asarray(A.data))
-    bn = np.asarray(b)
     times = {"jit": [], "engine": [], "jit_adjoint": [], "engine_adjoint": []}
-    # Interleaved, so that both minima see the same machine load: on a
-    # shared machine, a block of jitted calls and then a block of engine
-    # calls can differ by 100 µs from load alone.
-    for _ in range(repeat * 40):
-        t = time.perf_counter()
-        f(A.data, b).block_until_ready()
-        times["jit"].append(time.perf_counter() - t)
-        times["engine"].append(es.solve(bn)[1]["solve_seconds"])
-        t = time.perf_counter()
-        adjoint(b).block_until_ready()
-        times["jit_adjoint"].append(time.perf_counter() - t)
-        times["engine_adjoint"].append(es.solve(bn, transpose=True)[1]["solve_seconds"])
+    # Blocks of jitted calls alternate with blocks of engine calls (in a
+    # child process, see engine_reference), so that both minima see the same
+    # machine load.
+    for _ in range(repeat):
+        for _ in range(40):
+            t = time.perf_counter()
+            f(A.data, b).block_until_ready()
+            times["jit"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            adjoint(b).block_until_ready()
+            times["jit_adjoint"].append(time.perf_counter() - t)
+        out = subprocess.run([sys.executable, __file__, "--engine-reference", "40"],
+                             capture_output=True, text=True, check=True).stdout.split()
+        times["engine"].append(float(out[-2]))
+        times["engine_adjoint"].append(float(out[-1]))
     rows = []
     # The target is set for the forward solve; the adjoint's overhead is reported.
     for label, jit_key, engine_key, target in (
@@ -169,7 +187,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n3d", type=int, default=64)
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--engine-reference", type=int, default=0, metavar="CALLS",
+                   help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.engine_reference:
+        engine_reference(args.engine_reference)
+        return
     rows = overhead(args.repeat) + gradient(args.n3d, args.repeat) + batching(args.n3d, args.repeat)
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
     try:

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "handler_common.h"
-#include "openmp_team.h"
+#include "engine_thread.h"
 #include "shared_matrix_lanes.h"
 #include "solver_cache.h"
 #include "xla/ffi/api/ffi.h"
@@ -138,14 +138,17 @@ ffi::Error solve_with(const SolveAttrs& at, const NearNullspace& nns,
                       ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices,
                       ffi::AnyBuffer data, ffi::AnyBuffer b, ffi::AnyBuffer x0,
                       ffi::Result<ffi::AnyBuffer> x, ffi::Result<ffi::AnyBuffer> stats) {
-  keep_one_openmp_team();
-  return guarded("jaxamg_solve", [&] {
-    with_value_type("jaxamg_solve", data.element_type(), b.element_type(), x0.element_type(),
-                    x->element_type(), [&](auto tag) {
-                      using T = decltype(tag);
-                      solve_typed<T>(at, nns, indptr, indices, data, b, x0, *x, *stats);
-                    });
+  ffi::Error result = ffi::Error::Success();
+  EngineThread::run([&] {
+    result = guarded("jaxamg_solve", [&] {
+      with_value_type("jaxamg_solve", data.element_type(), b.element_type(), x0.element_type(),
+                      x->element_type(), [&](auto tag) {
+                        using T = decltype(tag);
+                        solve_typed<T>(at, nns, indptr, indices, data, b, x0, *x, *stats);
+                      });
+    });
   });
+  return result;
 }
 
 ffi::Error SolveImpl(std::string_view config, int64_t structure_hi, int64_t structure_lo,
