@@ -1,5 +1,5 @@
-"""jaxamg.solve on a CUDA device with an AGGREGATION AMG: the hierarchy is
-built on the GPU (no host copy of the matrix, no CPU setup), new values on
+"""jaxamg.solve on a CUDA device with an AGGREGATION or a CLASSICAL (PMIS, D2)
+AMG: the hierarchy is built on the GPU (no host copy of the matrix, no CPU setup), new values on
 a cached structure run a device resetup, and the adjoint of a nonsymmetric
 system runs on A^T's hierarchy built on the device. Solutions of jitted solves
 against SciPy's spsolve (random-valued SPD and nonsymmetric matrices,
@@ -24,24 +24,34 @@ jax.config.update("jax_enable_x64", True)
 pytestmark = requires_cuda
 
 
-def amg_scope(**extra):
+# The coarsening keys of the two hierarchies built on the device.
+AGGREGATION = {"algorithm": "AGGREGATION", "selector": "SIZE_8"}
+CLASSICAL = {"algorithm": "CLASSICAL", "selector": "PMIS", "interpolator": "D2",
+             "strength_threshold": 0.25, "interp_max_elements": 4}
+COARSENINGS = pytest.mark.parametrize("coarsening", [AGGREGATION, CLASSICAL],
+                                      ids=["aggregation", "classical"])
+
+
+def amg_scope(coarsening=AGGREGATION, **extra):
     return dict({
-        "scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_8",
+        "scope": "amg", "solver": "AMG", **coarsening,
         "cycle": "V", "presweeps": 1, "postsweeps": 1, "max_levels": 20,
         "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
         "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 0.9},
     }, **extra)
 
 
-def make_config(outer, tol, **amg_extra):
+def make_config(outer, tol, coarsening=AGGREGATION, **amg_extra):
     common = {"max_iters": 300, "tolerance": tol, "convergence": "RELATIVE_INI_CORE",
               "norm": "L2", "monitor_residual": 1, "store_res_history": 1}
     if outer == "AMG":
         # AMG as the solver; NOSOLVER drops the default preconditioner block.
         return {"config_version": 2,
-                "solver": dict(amg_scope(**amg_extra), preconditioner="NOSOLVER", **common)}
+                "solver": dict(amg_scope(coarsening, **amg_extra), preconditioner="NOSOLVER",
+                               **common)}
     return {"config_version": 2, "solver": dict(
-        {"scope": "main", "solver": outer, "preconditioner": amg_scope(max_iters=1, **amg_extra)},
+        {"scope": "main", "solver": outer,
+         "preconditioner": amg_scope(coarsening, max_iters=1, **amg_extra)},
         **common)}
 
 
@@ -110,15 +120,16 @@ def fresh_cache(monkeypatch):
     jaxamg.clear_solver_cache()
 
 
+@COARSENINGS
 @pytest.mark.parametrize("dtype, tol", [(np.float64, 1e-10), (np.float32, 1e-5)])
 @pytest.mark.parametrize("kind, outer", [("spd", "PCG"), ("spd", "PCGF"), ("spd", "AMG"),
                                          ("nonsymmetric", "PBICGSTAB")])
-def test_jitted_solve_matches_spsolve(rng, dtype, tol, kind, outer):
+def test_jitted_solve_matches_spsolve(rng, coarsening, dtype, tol, kind, outer):
     A = (spd_matrix(rng) if kind == "spd" else nonsymmetric_matrix(rng)).astype(dtype)
     b = rng.normal(size=A.shape[0]).astype(dtype)
     ref = spla.spsolve(A.astype(np.float64).tocsc(), b.astype(np.float64))
     # AMG as the solver converges more slowly: a looser test in float64.
-    config = make_config(outer, max(tol, 1e-8) if outer == "AMG" else tol)
+    config = make_config(outer, max(tol, 1e-8) if outer == "AMG" else tol, coarsening)
     M, bg = on_gpu(A, b)
     x, its, status = jitted_solve(M, config)(M.data, bg)
     last = cuda_module().last_solve()
@@ -131,11 +142,13 @@ def test_jitted_solve_matches_spsolve(rng, dtype, tol, kind, outer):
     assert rel(x, ref) < 1e2 * float(config["solver"]["tolerance"])
 
 
-@pytest.mark.parametrize("reuse_levels", [-1, 0])
-def test_one_setup_then_device_resetups(rng, reuse_levels):
+@pytest.mark.parametrize("coarsening, reuse_levels", [(AGGREGATION, -1), (AGGREGATION, 0),
+                                                      (CLASSICAL, 0)],
+                         ids=["aggregation-reuse", "aggregation", "classical"])
+def test_one_setup_then_device_resetups(rng, coarsening, reuse_levels):
     A = spd_matrix(rng)
     b = rng.normal(size=A.shape[0])
-    config = make_config("PCG", 1e-10, structure_reuse_levels=reuse_levels)
+    config = make_config("PCG", 1e-10, coarsening, structure_reuse_levels=reuse_levels)
     M, bg = on_gpu(A, b)
     f = jitted_solve(M, config)
     total = jaxamg.get_solver_cache_info()["total_setups"]
@@ -157,13 +170,14 @@ def test_one_setup_then_device_resetups(rng, reuse_levels):
     assert rel(x, spla.spsolve(B.tocsc(), b)) < 1e-7
 
 
+@COARSENINGS
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("kind, outer", [("spd", "PCG"), ("nonsymmetric", "PBICGSTAB"),
                                          ("spd", "AMG")])
-def test_same_iterations_as_host_setup(rng, monkeypatch, dtype, kind, outer):
+def test_same_iterations_as_host_setup(rng, monkeypatch, coarsening, dtype, kind, outer):
     A = (spd_matrix(rng) if kind == "spd" else nonsymmetric_matrix(rng)).astype(dtype)
     b = rng.normal(size=A.shape[0]).astype(dtype)
-    config = make_config(outer, 1e-10 if dtype == np.float64 else 1e-5)
+    config = make_config(outer, 1e-10 if dtype == np.float64 else 1e-5, coarsening)
     M, bg = on_gpu(A, b)
     f = jitted_solve(M, config)
 
@@ -178,9 +192,16 @@ def test_same_iterations_as_host_setup(rng, monkeypatch, dtype, kind, outer):
     x_dev, its_dev, st_dev = f(M.data, bg)
     last = cuda_module().last_solve()
     assert last["setup_on_device"], last["setup_reason"]
-    assert last["levels"] == levels_host
     assert int(st_host) == 0 and int(st_dev) == 0
-    assert int(its_dev) == int(its_host)
+    if coarsening is AGGREGATION:
+        assert last["levels"] == levels_host
+        assert int(its_dev) == int(its_host)
+    else:
+        # The same splittings and P (the C++ tests check them entry for
+        # entry); cuSPARSE's Galerkin sums may keep entries that cancel to
+        # zero, so the levels' rows agree and the solves to an iteration.
+        assert [l[0] for l in last["levels"]] == [l[0] for l in levels_host]
+        assert abs(int(its_dev) - int(its_host)) <= 1
     tol = 1e-8 if dtype == np.float64 else 1e-3
     assert rel(x_dev, np.asarray(x_host, np.float64)) < tol
 
@@ -194,13 +215,14 @@ def test_bad_switch_value_is_named(rng, monkeypatch):
         jaxamg.solve(M, bg, config=make_config("PCG", 1e-10))
 
 
+@COARSENINGS
 @pytest.mark.parametrize("kind", ["spd", "nonsymmetric"])
-def test_grad_matches_finite_differences(rng, kind):
+def test_grad_matches_finite_differences(rng, coarsening, kind):
     A = spd_matrix(rng, 10) if kind == "spd" else nonsymmetric_matrix(rng, 24)
     n = A.shape[0]
     b = rng.normal(size=n)
     w = rng.normal(size=n)
-    config = make_config("PCG" if kind == "spd" else "PBICGSTAB", 1e-12)
+    config = make_config("PCG" if kind == "spd" else "PBICGSTAB", 1e-12, coarsening)
     M, bg, wg = on_gpu(A, b, w)
 
     def loss(data, rhs):

@@ -4,6 +4,14 @@
 #include <string>
 #include <vector>
 
+// Marks small inline functions that device code calls too (the CUDA
+// backend compiles them with nvcc; elsewhere the mark is empty).
+#if defined(__CUDACC__)
+#define JAXAMG_HOST_DEVICE __host__ __device__
+#else
+#define JAXAMG_HOST_DEVICE
+#endif
+
 namespace jaxamg {
 
 using Index = int32_t;  // local row/column indices and row offsets

@@ -6,13 +6,7 @@
 // tests it on the host). The test is inline and marked __host__ __device__
 // under nvcc, so device code may evaluate the same rule too.
 #pragma once
-#include "core/types.h"
-
-#if defined(__CUDACC__)
-#define JAXAMG_HOST_DEVICE __host__ __device__
-#else
-#define JAXAMG_HOST_DEVICE
-#endif
+#include "core/types.h"  // JAXAMG_HOST_DEVICE
 
 namespace jaxamg {
 

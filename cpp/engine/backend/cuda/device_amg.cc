@@ -86,7 +86,8 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const AmgSolver<T>& amg)
     } else if (const auto* c = dynamic_cast<const ChebyshevSolver<T>*>(sm)) {
       L.smoother = SmootherKind::kChebyshev;
       L.diag.assign(c->diagonal_scale(), n);
-      L.cheby = c;
+      L.lmin = c->lambda_min();
+      L.lmax = c->lambda_max();
       L.order = c->order();
       L.p.resize(n);
     }
@@ -191,7 +192,7 @@ void DeviceAmg<T>::smooth(Level& L, const T* b, T* x, bool x_is_zero, int sweeps
     for (int it = 0; it < sweeps_n; ++it) {
       for (int o = 0; o < L.order; ++o, ++step) {
         double a, bcoef;
-        L.cheby->step_coefficients(step, alpha_prev, &a, &bcoef);
+        chebyshev_step_coefficients(L.lmin, L.lmax, step, alpha_prev, &a, &bcoef);
         const bool zero = x_is_zero && it == 0 && o == 0;
         if (step == 0 && zero) {
           cheby_step<T>(n, L.diag.data(), b, static_cast<T>(a), T(0), true, true, L.p.data(), x,

@@ -31,7 +31,7 @@ class DenseLUSolver;
 namespace jaxamg::cuda {
 
 template <class T>
-class DeviceAggregationSetup;
+class DeviceHierarchy;
 
 // Bytes moved by the device work of a solve, counted as it is issued (the
 // traffic model of the benchmark: each operand read once, each result written once).
@@ -45,19 +45,22 @@ class DeviceAmg {
   // Empty if `amg` runs on the device; otherwise why not. (As a
   // preconditioner it must not monitor its residual: DeviceSolver checks.)
   static std::string unsupported(const AmgSolver<T>& amg);
-  // The same for a hierarchy built on the device (DeviceAggregationSetup)
-  // with the AMG scope `scope` of ctx.config: cycle, smoother (JACOBI_L1 or
-  // NOSOLVER) and coarse solver (DENSE_LU_SOLVER or NOSOLVER).
+  // The same for a hierarchy built on the device (setup/DeviceHierarchy)
+  // with the AMG scope `scope` of ctx.config: cycle, smoother (JACOBI_L1,
+  // NOSOLVER, or CHEBYSHEV with configured bounds, i.e.
+  // chebyshev_lambda_estimate_mode 3, on a JACOBI_L1 preconditioner) and
+  // coarse solver (DENSE_LU_SOLVER or NOSOLVER).
   static std::string unsupported(SolverContext& ctx, const std::string& scope);
 
   DeviceAmg(cusparseHandle_t handle, const AmgSolver<T>& amg);
-  // The hierarchy of a device aggregation setup (setup/), with the cycle,
+  // A hierarchy built on the device (setup/), with the cycle,
   // smoother and coarse solver of the AMG scope `scope` of ctx.config:
-  // JACOBI_L1 (l1 norms computed on the device) or no smoother, and
+  // JACOBI_L1 or CHEBYSHEV on it (l1 norms computed on the device) or no
+  // smoother, and
   // DENSE_LU_SOLVER (factored on the host from the downloaded coarsest
   // matrix) or coarsest-level sweeps. Throws NotSupported with the reason
   // unsupported(ctx, scope) gives. Defined in setup/device_amg_from_setup.cc.
-  DeviceAmg(cusparseHandle_t handle, const DeviceAggregationSetup<T>& setup, SolverContext& ctx,
+  DeviceAmg(cusparseHandle_t handle, const DeviceHierarchy<T>& setup, SolverContext& ctx,
             const std::string& scope);
 
   // The AMG solver's solve from a zero guess with monitoring off, as a
@@ -79,9 +82,8 @@ class DeviceAmg {
     DeviceCsr<T> A, P, R;
     SmootherKind smoother = SmootherKind::kNone;
     DeviceArray<T> diag;  // w / d_i (Jacobi) or the Chebyshev scaling
-    double lmin = 0, lmax = 0;
+    double lmin = 0, lmax = 0;  // Chebyshev: the interval of the recurrence
     int order = 0;
-    const ChebyshevSolver<T>* cheby = nullptr;  // coefficients
     DeviceArray<T> b, x, r, p;  // b, x on levels > 0; r everywhere; p for Chebyshev
     T* other = nullptr;  // during smooth(): the buffer the next fused sweep writes (x or r)
     std::size_t rows() const { return static_cast<std::size_t>(A.rows()); }

@@ -1,5 +1,7 @@
 #include "backend/cuda/device_setup_solver.h"
 
+#include "backend/cuda/setup/device_aggregation_setup.h"
+#include "backend/cuda/setup/device_classical_setup.h"
 #include "config/config.h"
 #include "core/error.h"
 #include "solvers/factory.h"
@@ -43,7 +45,9 @@ std::string DeviceSetupSolver<T>::check_config() {
   }
   const std::string& s = amg_scope_;
   const std::string algorithm = cfg.get_string("algorithm", s);
-  if (algorithm != "AGGREGATION") return "AMG algorithm " + algorithm + " (scope '" + s + "')";
+  if (algorithm != "AGGREGATION" && algorithm != "CLASSICAL") {
+    return "AMG algorithm " + algorithm + " (scope '" + s + "')";
+  }
   if (cfg.get_string("x_amg_precision", s) != "SAME") {
     return "x_amg_precision " + cfg.get_string("x_amg_precision", s) + " (scope '" + s + "')";
   }
@@ -55,9 +59,19 @@ std::string DeviceSetupSolver<T>::check_config() {
     return "structure_reuse_levels " + std::to_string(reuse_levels) + " (scope '" + s +
            "'; partial structure reuse)";
   }
+  if (algorithm == "CLASSICAL" && reuse_levels < 0) {
+    // The host keeps P's pattern and recomputes its weights.
+    return "structure_reuse_levels " + std::to_string(reuse_levels) + " with algorithm CLASSICAL (scope '" +
+           s + "')";
+  }
   try {
-    setup_ = std::make_unique<DeviceAggregationSetup<T>>(
-        DeviceAggregationParams::from_config(cfg, s));
+    if (algorithm == "CLASSICAL") {
+      setup_ = std::make_unique<DeviceClassicalSetup<T>>(
+          DeviceClassicalParams::from_config(cfg, s));
+    } else {
+      setup_ = std::make_unique<DeviceAggregationSetup<T>>(
+          DeviceAggregationParams::from_config(cfg, s));
+    }
   } catch (const NotSupported& e) {
     return e.what();
   }
@@ -128,7 +142,7 @@ SolveResult DeviceSetupSolver<T>::solve_transposed(const DeviceCsrView<T>& A, co
   if (!t_solver_) {
     // The caller's arrays were written on its stream: finish them first.
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (transposed setup)");
-    t_setup_ = std::make_unique<DeviceAggregationSetup<T>>(setup_->transposed(A));
+    t_setup_ = setup_->make_transposed(A);
     t_solver_ = std::make_unique<DeviceSolver<T>>(*top_, *t_setup_, amg_scope_);
   }
   const SolveResult r = t_solver_->solve(b, x, use_x0, stream);
@@ -141,8 +155,8 @@ std::vector<LevelInfo> DeviceSetupSolver<T>::hierarchy() const {
   std::vector<LevelInfo> out;
   if (!setup_) return out;
   for (int l = 0; l < setup_->num_levels(); ++l) {
-    const auto& L = setup_->level(l);
-    out.push_back(LevelInfo{L.A.rows, L.A.nnz});
+    const DeviceCsrView<T> A = setup_->matrix(l);
+    out.push_back(LevelInfo{A.rows, A.nnz});
   }
   return out;
 }

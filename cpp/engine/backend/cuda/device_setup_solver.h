@@ -1,5 +1,6 @@
 // A configured solver whose AMG hierarchy is built on the device from a
-// device CSR matrix (setup/DeviceAggregationSetup), with no host copy of the
+// device CSR matrix (setup/DeviceAggregationSetup for AGGREGATION,
+// setup/DeviceClassicalSetup for CLASSICAL), with no host copy of the
 // matrix and no CPU setup: the outer method (PCG, PCGF, PBICGSTAB with an
 // AMG preconditioner, or AMG itself) runs as DeviceSolver, reading its
 // parameters from a solver tree built from the config by the engine's
@@ -13,7 +14,7 @@
 //   }
 //
 // A transposed solve (the adjoint) runs on the hierarchy of A^T built on the
-// device from this one on first use (DeviceAggregationSetup::transposed,
+// device from this one on first use (DeviceHierarchy::make_transposed,
 // as the host's make_transposed), kept until the next (re)setup or new
 // values.
 //
@@ -25,7 +26,8 @@
 // with structure_reuse_levels -1 it recomputes only the coarse values
 // (numeric Galerkin products) and the smoother data; with 0, the default, it
 // builds the hierarchy anew, as the host does. Partial reuse (a positive
-// count) is left to the host setup (unsupported()).
+// count), and any reuse of a classical hierarchy (the host recomputes P's
+// weights on its kept pattern), is left to the host setup (unsupported()).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -35,7 +37,7 @@
 
 #include "api/linear_solver.h"
 #include "backend/cuda/device_solver.h"
-#include "backend/cuda/setup/device_aggregation_setup.h"
+#include "backend/cuda/setup/device_hierarchy.h"
 
 namespace jaxamg::cuda {
 
@@ -70,7 +72,9 @@ class DeviceSetupSolver {
 
   std::vector<LevelInfo> hierarchy() const;
   double last_solve_bytes() const { return last_bytes_; }
-  const DeviceAggregationSetup<T>& aggregation() const { return *setup_; }
+  // The hierarchy of the last setup (DeviceAggregationSetup or
+  // DeviceClassicalSetup, after the AMG scope's algorithm).
+  const DeviceHierarchy<T>& device_hierarchy() const { return *setup_; }
 
  private:
   std::string check_config();
@@ -82,9 +86,9 @@ class DeviceSetupSolver {
   std::unique_ptr<Solver<T>> top_;  // parameters only: never set up
   std::string amg_scope_;
   std::string why_;
-  std::unique_ptr<DeviceAggregationSetup<T>> setup_;
+  std::unique_ptr<DeviceHierarchy<T>> setup_;
   std::unique_ptr<DeviceSolver<T>> solver_;
-  std::unique_ptr<DeviceAggregationSetup<T>> t_setup_;  // A^T's, built on first use
+  std::unique_ptr<DeviceHierarchy<T>> t_setup_;  // A^T's, built on first use
   std::unique_ptr<DeviceSolver<T>> t_solver_;
   double last_bytes_ = 0;
 };

@@ -136,7 +136,7 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
 }
 
 template <class T>
-DeviceSolver<T>::DeviceSolver(const Solver<T>& top, const DeviceAggregationSetup<T>& setup,
+DeviceSolver<T>::DeviceSolver(const Solver<T>& top, const DeviceHierarchy<T>& setup,
                               const std::string& amg_scope)
     : top_(top) {
   const std::string why = unsupported_method(top);
@@ -145,10 +145,10 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top, const DeviceAggregationSetup
   method_of(top.name(), &m);
   method_ = static_cast<Method>(m);
   if (setup.num_levels() < 1) {
-    throw InvalidInput("DeviceSolver: the device aggregation setup has no levels; call setup() "
+    throw InvalidInput("DeviceSolver: the device hierarchy has no levels; call setup() "
                        "on it first");
   }
-  n_ = setup.level(0).rows();
+  n_ = setup.matrix(0).rows;
   check(cusparseCreate(&handle_), "cusparseCreate");
   try {
     amg_ = std::make_unique<DeviceAmg<T>>(handle_, setup, top.context(), amg_scope);

@@ -33,7 +33,7 @@
 #include "backend/cuda/device_mixed_amg.h"
 #include "backend/cuda/iteration_graph.h"
 #include "backend/cuda/kernels.h"
-#include "backend/cuda/setup/device_aggregation_setup.h"
+#include "backend/cuda/setup/device_hierarchy.h"
 #include "backend/cuda/small_cg.h"
 
 namespace jaxamg::cuda {
@@ -54,7 +54,7 @@ class DeviceSolver {
   // of its config (top itself, or its preconditioner) runs on the hierarchy
   // of `setup`, whose level 0 is the operator. Throws NotSupported as
   // DeviceAmg's constructor from a setup does.
-  DeviceSolver(const Solver<T>& top, const DeviceAggregationSetup<T>& setup,
+  DeviceSolver(const Solver<T>& top, const DeviceHierarchy<T>& setup,
                const std::string& amg_scope);
   ~DeviceSolver();
   DeviceSolver(const DeviceSolver&) = delete;

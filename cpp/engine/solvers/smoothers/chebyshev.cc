@@ -304,11 +304,10 @@ void ChebyshevSolver<T>::coefficients(int k, double* alpha, double* beta) const 
   step_coefficients(k, alpha_prev_, alpha, beta);
 }
 
-template <class T>
-void ChebyshevSolver<T>::step_coefficients(int k, double alpha_prev, double* alpha,
-                                           double* beta) const {
-  const double theta = 0.5 * (lmax_ + lmin_);
-  const double delta = 0.5 * (lmax_ - lmin_);
+void chebyshev_step_coefficients(double lmin, double lmax, int k, double alpha_prev,
+                                 double* alpha, double* beta) {
+  const double theta = 0.5 * (lmax + lmin);
+  const double delta = 0.5 * (lmax - lmin);
   if (k == 0) {
     *alpha = 1 / theta;
     *beta = 0;
@@ -317,6 +316,20 @@ void ChebyshevSolver<T>::step_coefficients(int k, double alpha_prev, double* alp
   const double da = delta * alpha_prev;
   *beta = k == 1 ? 0.5 * da * da : 0.25 * da * da;
   *alpha = 1 / (theta - *beta / alpha_prev);
+}
+
+template <class T>
+void ChebyshevSolver<T>::step_coefficients(int k, double alpha_prev, double* alpha,
+                                           double* beta) const {
+  chebyshev_step_coefficients(lmin_, lmax_, k, alpha_prev, alpha, beta);
+}
+
+template <class T>
+bool ChebyshevSolver<T>::configured_bounds(double* lmin, double* lmax) const {
+  if (poly_ || mode_ != 3 || !prec_) return false;
+  *lmin = user_min_;
+  *lmax = user_max_;
+  return true;
 }
 
 template <class T>

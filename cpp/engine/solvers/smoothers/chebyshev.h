@@ -52,6 +52,11 @@
 
 namespace jaxamg {
 
+// alpha_k and beta_k of step k of the recurrence on [lmin, lmax], given
+// alpha_{k-1} (shared with the CUDA backend's cycle).
+void chebyshev_step_coefficients(double lmin, double lmax, int k, double alpha_prev,
+                                 double* alpha, double* beta);
+
 template <class T>
 class ChebyshevSolver : public Solver<T> {
  public:
@@ -65,6 +70,11 @@ class ChebyshevSolver : public Solver<T> {
   const T* diagonal_scale() const { return diagonal_ ? scale() : nullptr; }
   // alpha_k and beta_k of recurrence step k, given alpha_{k-1}.
   void step_coefficients(int k, double alpha_prev, double* alpha, double* beta) const;
+  // The bounds when the config fixes them (mode 3 with a preconditioner):
+  // known before setup. False otherwise.
+  bool configured_bounds(double* lmin, double* lmax) const;
+  // The preconditioner M (nullptr: M = I); set up with the smoother.
+  const Solver<T>* preconditioner() const { return prec_.get(); }
 
  protected:
   bool supports_distribution() const override { return true; }

@@ -235,25 +235,6 @@ DeviceAggregationSetup<T> DeviceAggregationSetup<T>::transposed(const DeviceCsrV
 }
 
 template <class T>
-CsrMatrix<T> DeviceAggregationSetup<T>::download_matrix(int l) const {
-  const DeviceCsrView<T>& A = levels_.at(l).A;
-  CsrMatrix<T> M(A.rows, A.rows);
-  M.row_ptr.resize(static_cast<std::size_t>(A.rows) + 1);
-  M.col.resize(A.nnz);
-  M.val.resize(A.nnz);
-  check(cudaMemcpy(M.row_ptr.data(), A.ptr, M.row_ptr.size() * sizeof(Index),
-                   cudaMemcpyDeviceToHost), "cudaMemcpy (download)");
-  if (A.nnz > 0) {
-    check(cudaMemcpy(M.col.data(), A.col, A.nnz * sizeof(Index), cudaMemcpyDeviceToHost),
-          "cudaMemcpy (download)");
-    check(cudaMemcpy(M.val.data(), A.val, A.nnz * sizeof(T), cudaMemcpyDeviceToHost),
-          "cudaMemcpy (download)");
-  }
-  M.find_diagonal();
-  return M;
-}
-
-template <class T>
 std::vector<Index> DeviceAggregationSetup<T>::download_aggregates(int l) const {
   const DeviceAggregates& agg = levels_.at(l).agg;
   std::vector<Index> of(agg.of.size());

@@ -14,12 +14,14 @@
 // coarse values through the kept Galerkin plans (AmgSolver's setup with
 // structure reuse on every level).
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "amg/aggregation/aggregation_coarsening.h"
 #include "backend/cuda/setup/aggregate_galerkin.h"
 #include "backend/cuda/setup/device_aggregates.h"
+#include "backend/cuda/setup/device_hierarchy.h"
 #include "config/config.h"
 #include "core/csr_matrix.h"
 
@@ -48,7 +50,7 @@ struct DeviceSetupTimings {
 };
 
 template <class T>
-class DeviceAggregationSetup {
+class DeviceAggregationSetup : public DeviceHierarchy<T> {
  public:
   struct Level {
     DeviceCsrView<T> A;  // level 0: the caller's arrays; below: ptr/col/val here
@@ -68,9 +70,10 @@ class DeviceAggregationSetup {
 
   // Full setup. A's arrays must stay valid (and unchanged unless a resetup
   // follows) while the hierarchy is used: level 0 is not copied.
-  void setup(const DeviceCsrView<T>& A);
-  // New values (and arrays) of the matrix given to setup(), same pattern.
-  void resetup(const DeviceCsrView<T>& A);
+  void setup(const DeviceCsrView<T>& A) override;
+  // New values (and arrays) of the matrix given to setup(), same pattern:
+  // the coarse values through the kept Galerkin plans.
+  void resetup(const DeviceCsrView<T>& A) override;
   // The hierarchy of A^T for an adjoint solve (AmgSolver::transpose_levels):
   // every level matrix transposed, level 0 from `A` (the fine matrix of this
   // setup, with its current values), the same aggregates, P and R (the
@@ -78,8 +81,22 @@ class DeviceAggregationSetup {
   // result owns all its arrays; it has no Galerkin plans, so build it again
   // after a resetup of this one rather than resetting it up.
   DeviceAggregationSetup transposed(const DeviceCsrView<T>& A) const;
+  std::unique_ptr<DeviceHierarchy<T>> make_transposed(const DeviceCsrView<T>& A) const override {
+    return std::make_unique<DeviceAggregationSetup>(transposed(A));
+  }
 
-  int num_levels() const { return static_cast<int>(levels_.size()); }
+  int num_levels() const override { return static_cast<int>(levels_.size()); }
+  DeviceCsrView<T> matrix(int l) const override { return levels_.at(l).A; }
+  // P: one entry of value one per row, in the column of its aggregate; R =
+  // P^T lists each aggregate's members.
+  DeviceCsrView<T> prolongation(int l) const override {
+    const Level& L = levels_.at(l);
+    return {L.rows(), L.agg.n, L.p_ptr.data(), L.agg.of.data(), L.ones.data()};
+  }
+  DeviceCsrView<T> restriction(int l) const override {
+    const Level& L = levels_.at(l);
+    return {L.agg.count, L.agg.n, L.agg.ptr.data(), L.agg.members.data(), L.ones.data()};
+  }
   const Level& level(int l) const { return levels_.at(l); }
   const DeviceAggregationParams& params() const { return params_; }
   // With timing on, setup() synchronises the device after each phase to
@@ -87,8 +104,7 @@ class DeviceAggregationSetup {
   void set_timing(bool on) { timing_ = on; }
   const DeviceSetupTimings& timings() const { return timings_; }
 
-  // Host copies, for tests and for the dense coarse solve.
-  CsrMatrix<T> download_matrix(int l) const;
+  // A host copy of level l's aggregates, for tests.
   std::vector<Index> download_aggregates(int l) const;  // empty on the coarsest level
 
  private:

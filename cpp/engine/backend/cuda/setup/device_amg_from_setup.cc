@@ -1,4 +1,4 @@
-// DeviceAmg over a hierarchy built by DeviceAggregationSetup: the level
+// DeviceAmg over a hierarchy built on the device (DeviceHierarchy): the level
 // matrices and transfers are copied device to device, the smoother data is
 // computed on the device, and only the coarsest matrix (at most
 // dense_lu_num_rows rows) goes to the host for the dense LU factorisation.
@@ -6,14 +6,50 @@
 #include <string>
 
 #include "backend/cuda/device_amg.h"
-#include "backend/cuda/setup/device_aggregation_setup.h"
+#include "backend/cuda/setup/device_hierarchy.h"
 #include "backend/cuda/setup/l1_jacobi.h"
 #include "core/error.h"
 #include "solvers/direct/dense_lu.h"
 #include "solvers/factory.h"
+#include "solvers/smoothers/chebyshev.h"
 #include "solvers/smoothers/jacobi_l1.h"
 
 namespace jaxamg::cuda {
+
+namespace {
+
+// What a smoother of a device-built hierarchy needs: M^-1 = w / l1 row norm,
+// and for CHEBYSHEV the order and the configured interval. Throws
+// NotSupported naming what the device cannot set up.
+struct SmootherPlan {
+  bool chebyshev = false;
+  double w = 0;
+  int order = 0;
+  double lmin = 0, lmax = 0;
+};
+
+template <class T>
+SmootherPlan smoother_plan(SolverContext& ctx, const SolverRef& smoother) {
+  SmootherPlan plan;
+  const std::unique_ptr<Solver<T>> s = create_solver<T>(ctx, smoother);
+  if (const auto* l1 = dynamic_cast<const JacobiL1Solver<T>*>(s.get())) {
+    plan.w = static_cast<double>(l1->relaxation_factor());
+    return plan;
+  }
+  const auto* c = dynamic_cast<const ChebyshevSolver<T>*>(s.get());
+  const auto* m = c ? dynamic_cast<const JacobiL1Solver<T>*>(c->preconditioner()) : nullptr;
+  if (!m || smoother.name != "CHEBYSHEV" || !c->configured_bounds(&plan.lmin, &plan.lmax)) {
+    throw NotSupported("smoother " + smoother.name + " (scope '" + smoother.scope +
+                       "') on a hierarchy built on the GPU (JACOBI_L1, NOSOLVER, or CHEBYSHEV "
+                       "with chebyshev_lambda_estimate_mode 3 on a JACOBI_L1 preconditioner are)");
+  }
+  plan.chebyshev = true;
+  plan.w = static_cast<double>(m->relaxation_factor());
+  plan.order = c->order();
+  return plan;
+}
+
+}  // namespace
 
 template <class T>
 std::string DeviceAmg<T>::unsupported(SolverContext& ctx, const std::string& scope) {
@@ -23,9 +59,12 @@ std::string DeviceAmg<T>::unsupported(SolverContext& ctx, const std::string& sco
   if (p.type == CycleType::kCG || p.type == CycleType::kCGF) return "the K-cycle (cycle CG/CGF)";
   if (p.error_scaling >= 2) return "error_scaling " + std::to_string(p.error_scaling);
   const SolverRef smoother = ctx.config.get_solver("smoother", scope);
-  if (smoother.name != "NOSOLVER" && smoother.name != "JACOBI_L1") {
-    return "smoother " + smoother.name + " (scope '" + smoother.scope +
-           "') on a hierarchy built on the GPU (JACOBI_L1 or NOSOLVER are)";
+  if (smoother.name != "NOSOLVER") {
+    try {
+      smoother_plan<T>(ctx, smoother);
+    } catch (const NotSupported& e) {
+      return e.what();
+    }
   }
   const SolverRef coarse = ctx.config.get_solver("coarse_solver", scope);
   if (coarse.name != "NOSOLVER" && coarse.name != "DENSE_LU_SOLVER") {
@@ -35,7 +74,7 @@ std::string DeviceAmg<T>::unsupported(SolverContext& ctx, const std::string& sco
 }
 
 template <class T>
-DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const DeviceAggregationSetup<T>& setup,
+DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const DeviceHierarchy<T>& setup,
                         SolverContext& ctx, const std::string& scope)
     : handle_(handle) {
   const std::string why = unsupported(ctx, scope);
@@ -48,36 +87,34 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const DeviceAggregationSetup<T>
   }
   const int nl = setup.num_levels();
   if (nl < 1) {
-    throw InvalidInput("DeviceAmg: the device aggregation setup has no levels; call setup() on "
-                       "it before building the cycle");
+    throw InvalidInput("DeviceAmg: the device hierarchy has no levels; call setup() on it "
+                       "before building the cycle");
   }
 
   const SolverRef smoother = cfg.get_solver("smoother", scope);
-  double w = 0;
   const bool smoothing = smoother.name != "NOSOLVER";
-  if (smoothing) {
-    const std::unique_ptr<Solver<T>> s = create_solver<T>(ctx, smoother);
-    w = static_cast<double>(dynamic_cast<const JacobiL1Solver<T>&>(*s).relaxation_factor());
-  }
+  const SmootherPlan plan = smoothing ? smoother_plan<T>(ctx, smoother) : SmootherPlan();
   // AmgSolver::setup_smoothers: the coarse solver, unless dropped for size.
   const SolverRef coarse = cfg.get_solver("coarse_solver", scope);
   const int dense_lu_max_rows = cfg.get_int("dense_lu_max_rows", scope);
   bool want_coarse = coarse.name != "NOSOLVER";
   if (coarse.name == "DENSE_LU_SOLVER" && dense_lu_max_rows > 0 &&
-      setup.level(nl - 1).rows() > dense_lu_max_rows) {
+      setup.matrix(nl - 1).rows > dense_lu_max_rows) {
     want_coarse = false;
   }
 
   levels_.resize(nl);
   for (int l = 0; l < nl; ++l) {
-    const auto& S = setup.level(l);
+    const DeviceCsrView<T> A = setup.matrix(l);
     Level& L = levels_[l];
-    const Index n = S.rows();
-    L.A.copy_device(handle_, n, n, S.A.nnz, S.A.ptr, S.A.col, S.A.val);
+    const Index n = A.rows;
+    L.A.copy_device(handle_, n, n, A.nnz, A.ptr, A.col, A.val);
     if (l + 1 < nl) {
-      const Index nc = setup.level(l + 1).rows();
-      L.P.copy_device(handle_, n, nc, n, S.p_ptr.data(), S.agg.of.data(), S.ones.data());
-      L.R.copy_device(handle_, nc, n, n, S.agg.ptr.data(), S.agg.members.data(), S.ones.data());
+      const Index nc = setup.matrix(l + 1).rows;
+      const DeviceCsrView<T> P = setup.prolongation(l);
+      const DeviceCsrView<T> R = setup.restriction(l);
+      L.P.copy_device(handle_, n, nc, P.nnz, P.ptr, P.col, P.val);
+      L.R.copy_device(handle_, nc, n, R.nnz, R.ptr, R.col, R.val);
     }
     if (l > 0) {
       L.b.resize(n);
@@ -86,9 +123,15 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const DeviceAggregationSetup<T>
     L.r.resize(n);
     const bool solved = l + 1 == nl && want_coarse;  // no smoother beside the coarse solver
     if (smoothing && !solved) {
-      L.smoother = SmootherKind::kDiagonal;
       L.diag.resize(n);
-      l1_scaled_inverse_diagonal(S.A, w, L.diag.data());
+      l1_scaled_inverse_diagonal(A, plan.w, L.diag.data());
+      L.smoother = plan.chebyshev ? SmootherKind::kChebyshev : SmootherKind::kDiagonal;
+      if (plan.chebyshev) {
+        L.order = plan.order;
+        L.lmin = plan.lmin;
+        L.lmax = plan.lmax;
+        L.p.resize(n);
+      }
     }
   }
   if (want_coarse) {
@@ -101,9 +144,9 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const DeviceAggregationSetup<T>
 
 template std::string DeviceAmg<float>::unsupported(SolverContext&, const std::string&);
 template std::string DeviceAmg<double>::unsupported(SolverContext&, const std::string&);
-template DeviceAmg<float>::DeviceAmg(cusparseHandle_t, const DeviceAggregationSetup<float>&,
+template DeviceAmg<float>::DeviceAmg(cusparseHandle_t, const DeviceHierarchy<float>&,
                                      SolverContext&, const std::string&);
-template DeviceAmg<double>::DeviceAmg(cusparseHandle_t, const DeviceAggregationSetup<double>&,
+template DeviceAmg<double>::DeviceAmg(cusparseHandle_t, const DeviceHierarchy<double>&,
                                       SolverContext&, const std::string&);
 
 }  // namespace jaxamg::cuda
