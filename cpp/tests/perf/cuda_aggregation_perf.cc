@@ -11,8 +11,6 @@
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -23,35 +21,20 @@
 #include "amg/amg_solver.h"
 #include "backend/cuda/device_amg.h"
 #include "backend/cuda/setup/device_aggregation_setup.h"
+#include "perf/cuda_perf_timing.h"
 #include "problems.h"
 
 using namespace jaxamg;
+using perf::best_ms;
+using perf::now;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 const char* kConfig = R"({"config_version": 2, "solver": {"scope": "amg", "solver": "AMG",
   "max_iters": 1, "cycle": "V", "algorithm": "AGGREGATION", "selector": "SIZE_8",
   "weight_formula": 0, "presweeps": 1, "postsweeps": 1, "max_levels": 20,
   "structure_reuse_levels": -1, "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
   "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 0.9}}})";
-
-template <class F>
-double best_ms(int runs, F&& f) {
-  double best = 1e300;
-  for (int r = 0; r < runs; ++r) {
-    cuda::check(cudaDeviceSynchronize(), "sync");
-    const double t0 = now();
-    f();
-    cuda::check(cudaDeviceSynchronize(), "sync");
-    best = std::min(best, now() - t0);
-  }
-  return 1e3 * best;
-}
 
 void run(int n) {
   const CsrMatrix<double> A = testing::poisson3d<double>(n);
