@@ -1,5 +1,6 @@
 """A float32 AMG hierarchy inside a float64 solve on a CUDA device
-("x_amg_precision": "FLOAT"): the device solve (DeviceMixedAmg) against
+("x_amg_precision": "FLOAT", the hierarchy set up on the device): the
+device solve (DeviceMixedAmg) against
 SciPy's spsolve, the CPU path and a float64 hierarchy; AMG as the solver
 (refinement steps on the device); gradients (the adjoint's transposed
 hierarchy on the device). Skipped without a GPU."""
@@ -75,6 +76,8 @@ def test_device_solve_matches_spsolve_cpu_and_float64_hierarchy(rng, outer):
     x, info = jaxamg.solve(M, bg, config=cfg)
     last = _ffi.cuda_native().last_solve()
     assert last["on_device"], last["host_reason"]
+    # The float32 hierarchy is built on the device from float32(A).
+    assert last["setup_on_device"], last["setup_reason"]
     assert int(info["status"]) == 0
     x = np.asarray(x)
     assert np.linalg.norm(b - A @ x) <= 1e-10 * np.linalg.norm(b)

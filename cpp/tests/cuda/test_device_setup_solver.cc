@@ -301,6 +301,41 @@ TEST(DeviceSetupSolver, ChebyshevSmootherSameSolvesAsHostSetup) {
   }
 }
 
+// x_amg_precision FLOAT: the float32 hierarchy of float32(A) built on the
+// device inside the float64 method, forward, transposed and after new
+// values, against the host-built float32 hierarchy on the device.
+TEST(DeviceSetupSolver, MixedPrecisionSameSolvesAsHostSetup) {
+  REQUIRE_GPU();
+  Stream stream;
+  for (const bool symmetric : {true, false}) {
+    const CsrMatrix<double> A = problem<double>(symmetric);
+    const CsrMatrix<double> B = random_values(A, 41, symmetric);
+    const std::vector<double> b = testing::random_vector<double>(A.nrows, 9);
+    const DeviceMatrix<double> dA(A), dB(B);
+    for (const char* coarsening : {kAggregation, kClassical}) {
+      const int slack = coarsening == kClassical ? 1 : 0;
+      const std::string cfg = config(symmetric ? "PCG" : "PBICGSTAB",
+                                     R"(, "x_amg_precision": "FLOAT")", 1e-8, coarsening);
+      const std::string what = std::string(symmetric ? "SPD " : "nonsymmetric ") + coarsening;
+      DeviceSetupSolver<double> dev(cfg);
+      ASSERT_EQ(dev.unsupported(), "") << what;
+      dev.setup(dA.view());
+      ASSERT_NE(dev.float_hierarchy(), nullptr);
+      EXPECT_GT(dev.hierarchy().size(), 1u) << what;
+      expect_same_solve(solve_with(dev, b, stream.s), host_setup_solve(cfg, A, b, stream.s), A, b,
+                        1e-8, what, slack);
+      LinearSolver<double> ls(cfg);
+      ls.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+      expect_same_solve(solve_transposed_with(dev, dA, b, stream.s),
+                        host_transposed_solve(ls, b, stream.s), transpose(A), b, 1e-8,
+                        what + " transposed", slack);
+      dev.resetup(dB.view());
+      expect_same_solve(solve_with(dev, b, stream.s), host_setup_solve(cfg, B, b, stream.s), B, b,
+                        1e-8, what + " resetup", slack);
+    }
+  }
+}
+
 // The transposed hierarchy's matrices are the exact transposes of the
 // forward ones (the host's transpose, entry for entry).
 TEST(DeviceSetupSolver, TransposedHierarchyIsExact) {
@@ -362,7 +397,11 @@ TEST(DeviceSetupSolver, LeavesOtherConfigsToTheHost) {
   EXPECT_NE(reason(config("CG")).find("no AMG preconditioner"), std::string::npos);
   EXPECT_NE(reason(config("PCG", R"(, "structure_reuse_levels": 2)")).find("structure_reuse"),
             std::string::npos);
-  EXPECT_NE(reason(config("PCG", R"(, "x_amg_precision": "FLOAT")")).find("x_amg_precision"),
+  EXPECT_EQ(reason(config("PCG", R"(, "x_amg_precision": "FLOAT")")), "");
+  // A float32 hierarchy inside a float32 solve is the host's.
+  EXPECT_NE(DeviceSetupSolver<float>(config("PCG", R"(, "x_amg_precision": "FLOAT")"))
+                .unsupported()
+                .find("x_amg_precision"),
             std::string::npos);
   EXPECT_EQ(reason(config("PCG", "", 1e-8, kClassical)), "");
   EXPECT_NE(reason(config("PCG", R"(, "aggressive_levels": 1)", 1e-8, kClassical)).find("aggressive"),

@@ -16,6 +16,7 @@
 
 #include "amg/amg_solver.h"
 #include "amg/classical/classical_coarsening.h"
+#include "backend/cuda/setup/device_classical.h"
 #include "backend/cuda/setup/device_classical_setup.h"
 #include "perf/cuda_perf_timing.h"
 #include "problems.h"
@@ -32,6 +33,31 @@ std::string config(const std::string& extra) {
   "strength_threshold": 0.25, "interpolator": "D2", "interp_max_elements": 4)" + extra + R"(,
   "presweeps": 1, "postsweeps": 1, "max_levels": 25, "coarse_solver": "DENSE_LU_SOLVER",
   "dense_lu_num_rows": 32, "smoother": {"scope": "l1", "solver": "JACOBI_L1"}}})";
+}
+
+// The finest level's steps one by one (best of 3 each), for the
+// aggressive two-stage configuration.
+void finest_level_steps(const cuda::DeviceCsrView<double>& A,
+                        const cuda::DeviceClassicalParams& params) {
+  const classical::ClassicalParams p = params.level(0);
+  cuda::DeviceStrength S;
+  const double strength = best_ms(3, [&] { S = cuda::device_strength(A, p.strength); });
+  cuda::DeviceSplitting first, split;
+  const double selection = best_ms(3, [&] {
+    split = cuda::device_aggressive_pmis(A, S, p.seed, &first);
+  });
+  cuda::DeviceArray<Index> ptr, col;
+  cuda::DeviceArray<double> val;
+  const double p1 = best_ms(3, [&] {
+    cuda::device_interpolation<double, double>(A, S, first, classical::Interpolator::kD2,
+                                               p.truncation, ptr, col, val);
+  });
+  const double two_stage = best_ms(3, [&] {
+    cuda::device_two_stage_interpolation(A, S, first, split, p.truncation, ptr, col, val);
+  });
+  std::printf("  finest level (ms): strength %.1f, aggressive PMIS %.1f, P1 (extended+i to the "
+              "first-stage C points) %.1f, two-stage P in all %.1f\n",
+              strength, selection, p1, two_stage);
 }
 
 void run(int n, const std::string& name, const std::string& extra) {
@@ -77,6 +103,7 @@ void run(int n, const std::string& name, const std::string& extra) {
               "interpolation %.1f, galerkin %.1f)  speedup %.1fx\n",
               dev_setup, 1e3 * ph.strength, 1e3 * ph.selection, 1e3 * ph.interpolation,
               1e3 * ph.galerkin, host_setup / dev_setup);
+  if (dev.params().aggressive_levels > 0) finest_level_steps(va, dev.params());
   std::fflush(stdout);
 }
 

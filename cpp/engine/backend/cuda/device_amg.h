@@ -74,6 +74,8 @@ class DeviceAmg {
   // `stream`; coarse levels and smoother data stay (reuse_setup).
   void replace_fine_values(const T* val, cudaStream_t s) { levels_.front().A.replace_values(val, s); }
   int num_levels() const { return static_cast<int>(levels_.size()); }
+  // The AMG scope's max_iters (cycles per preconditioner application).
+  int max_iters() const { return max_iters_; }
   Traffic& traffic() { return traffic_; }
 
  private:

@@ -2,6 +2,7 @@
 
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/kernels.h"
+#include "backend/cuda/setup/device_hierarchy.h"
 
 namespace jaxamg::cuda {
 
@@ -20,6 +21,19 @@ DeviceMixedAmg::DeviceMixedAmg(cusparseHandle_t handle, const MixedPrecisionAmg&
   x_lo_.resize(n_);
   // Allocated here, not at the first refinement step: a step may be
   // captured into a CUDA graph, where allocation is not allowed.
+  r_hi_.resize(n_);
+}
+
+DeviceMixedAmg::DeviceMixedAmg(cusparseHandle_t handle, const DeviceHierarchy<float>& setup,
+                               SolverContext& ctx, const std::string& scope,
+                               const DeviceCsr<double>& A)
+    : handle_(handle),
+      A_(A),
+      amg_(handle, setup, ctx, scope),
+      max_iters_(amg_.max_iters()),
+      n_(static_cast<std::size_t>(A.rows())) {
+  b_lo_.resize(n_);
+  x_lo_.resize(n_);
   r_hi_.resize(n_);
 }
 

@@ -22,6 +22,11 @@ class DeviceMixedAmg {
   // `A` is the float64 fine matrix on the device (owned by the caller, alive
   // as long as this object).
   DeviceMixedAmg(cusparseHandle_t handle, const MixedPrecisionAmg& amg, const DeviceCsr<double>& A);
+  // The float32 hierarchy built on the device from float32(A) (DeviceHierarchy),
+  // with the cycle, smoother and coarse solver of the AMG scope `scope` of
+  // ctx.config (as DeviceAmg's constructor from a setup).
+  DeviceMixedAmg(cusparseHandle_t handle, const DeviceHierarchy<float>& setup, SolverContext& ctx,
+                 const std::string& scope, const DeviceCsr<double>& A);
 
   // MixedPrecisionAmg's solve from a zero guess with monitoring off, as a
   // preconditioner calls it: max_iters steps (x = 0 for max_iters 0).

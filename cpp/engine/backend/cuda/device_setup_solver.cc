@@ -1,7 +1,11 @@
 #include "backend/cuda/device_setup_solver.h"
 
+#include <type_traits>
+
+#include "backend/cuda/kernels.h"
 #include "backend/cuda/setup/device_aggregation_setup.h"
 #include "backend/cuda/setup/device_classical_setup.h"
+#include "backend/cuda/setup/device_transpose.h"
 #include "config/config.h"
 #include "core/error.h"
 #include "solvers/factory.h"
@@ -9,6 +13,18 @@
 namespace jaxamg::cuda {
 
 namespace {
+
+// The hierarchy of an AMG scope's algorithm, values of type U. Throws
+// NotSupported for a variant the device does not build.
+template <class U>
+std::unique_ptr<DeviceHierarchy<U>> make_hierarchy(const Config& cfg, const std::string& scope,
+                                                   const std::string& algorithm) {
+  if (algorithm == "CLASSICAL") {
+    return std::make_unique<DeviceClassicalSetup<U>>(DeviceClassicalParams::from_config(cfg, scope));
+  }
+  return std::make_unique<DeviceAggregationSetup<U>>(
+      DeviceAggregationParams::from_config(cfg, scope));
+}
 
 // The outer methods that apply their "preconditioner" (CG and BICGSTAB
 // ignore it, as in AmgX).
@@ -48,8 +64,11 @@ std::string DeviceSetupSolver<T>::check_config() {
   if (algorithm != "AGGREGATION" && algorithm != "CLASSICAL") {
     return "AMG algorithm " + algorithm + " (scope '" + s + "')";
   }
-  if (cfg.get_string("x_amg_precision", s) != "SAME") {
-    return "x_amg_precision " + cfg.get_string("x_amg_precision", s) + " (scope '" + s + "')";
+  const std::string precision = cfg.get_string("x_amg_precision", s);
+  // FLOAT: a float32 hierarchy inside the float64 method (MixedPrecisionAmg).
+  mixed_ = precision == "FLOAT" && std::is_same<T, double>::value;
+  if (precision != "SAME" && !mixed_) {
+    return "x_amg_precision " + precision + " (scope '" + s + "')";
   }
   if (s != top.scope() && cfg.get_int("monitor_residual", s) != 0) {
     return "an AMG preconditioner that monitors its residual";
@@ -65,30 +84,58 @@ std::string DeviceSetupSolver<T>::check_config() {
            s + "')";
   }
   try {
-    if (algorithm == "CLASSICAL") {
-      setup_ = std::make_unique<DeviceClassicalSetup<T>>(
-          DeviceClassicalParams::from_config(cfg, s));
+    if (mixed_) {
+      setup_lo_ = make_hierarchy<float>(cfg, s, algorithm);
     } else {
-      setup_ = std::make_unique<DeviceAggregationSetup<T>>(
-          DeviceAggregationParams::from_config(cfg, s));
+      setup_ = make_hierarchy<T>(cfg, s, algorithm);
     }
   } catch (const NotSupported& e) {
     return e.what();
   }
-  return DeviceAmg<T>::unsupported(*ctx_, s);
+  return mixed_ ? DeviceAmg<float>::unsupported(*ctx_, s) : DeviceAmg<T>::unsupported(*ctx_, s);
+}
+
+template <class T>
+DeviceCsrView<float> DeviceSetupSolver<T>::to_float(const DeviceCsrView<T>& A,
+                                                    DeviceArray<float>& val) const {
+  if constexpr (std::is_same<T, double>::value) {
+    val.resize(A.nnz > 0 ? A.nnz : 1);
+    convert<float, double>(A.nnz, A.val, val.data(), nullptr);
+    // The float64 values are finite (checked by the caller): an infinity
+    // here is a value beyond float32's range (MixedPrecisionAmg's check).
+    DeviceArray<int> flags(2);
+    check(cudaMemsetAsync(flags.data(), 0, 2 * sizeof(int)), "cudaMemsetAsync (float32 values)");
+    inspect<float>(A.nnz, val.data(), nullptr, flags.data(), nullptr);
+    int bad = 0;
+    check(cudaMemcpy(&bad, flags.data(), sizeof(int), cudaMemcpyDeviceToHost),
+          "cudaMemcpy (float32 values)");
+    if (bad) {
+      throw InvalidInput("A: a value does not fit float32, which the AMG of scope '" +
+                         amg_scope_ + "' uses (x_amg_precision FLOAT); scale the system or set "
+                         "x_amg_precision to SAME");
+    }
+    return {A.rows, A.nnz, A.ptr, A.col, val.data()};
+  } else {
+    throw NotSupported("x_amg_precision FLOAT inside a float32 solve");
+  }
 }
 
 template <class T>
 void DeviceSetupSolver<T>::drop_solvers() {
   t_solver_.reset();
   t_setup_.reset();
+  t_setup_lo_.reset();
   solver_.reset();
 }
 
 template <class T>
-void DeviceSetupSolver<T>::build_cycle() {
+void DeviceSetupSolver<T>::build_cycle(const DeviceCsrView<T>& A) {
   drop_solvers();  // before the new one: keep one hierarchy copy at a time
-  solver_ = std::make_unique<DeviceSolver<T>>(*top_, *setup_, amg_scope_);
+  if (mixed_) {
+    solver_ = std::make_unique<DeviceSolver<T>>(*top_, *setup_lo_, amg_scope_, A);
+  } else {
+    solver_ = std::make_unique<DeviceSolver<T>>(*top_, *setup_, amg_scope_);
+  }
 }
 
 template <class T>
@@ -97,8 +144,12 @@ void DeviceSetupSolver<T>::setup(const DeviceCsrView<T>& A) {
     throw NotSupported("CUDA backend: " + why_ + " is not set up on the GPU");
   }
   drop_solvers();
-  setup_->setup(A);
-  build_cycle();
+  if (mixed_) {
+    setup_lo_->setup(to_float(A, val_lo_));
+  } else {
+    setup_->setup(A);
+  }
+  build_cycle(A);
 }
 
 template <class T>
@@ -110,12 +161,19 @@ void DeviceSetupSolver<T>::resetup(const DeviceCsrView<T>& A) {
   // Re-read at every setup, as AmgSolver::build_levels does.
   const int reuse_levels = ctx_->config.get_int("structure_reuse_levels", amg_scope_);
   drop_solvers();
-  if (reuse_levels < 0) {
+  if (mixed_) {
+    const DeviceCsrView<float> lo = to_float(A, val_lo_);
+    if (reuse_levels < 0) {
+      setup_lo_->resetup(lo);
+    } else {
+      setup_lo_->setup(lo);
+    }
+  } else if (reuse_levels < 0) {
     setup_->resetup(A);
   } else {
     setup_->setup(A);
   }
-  build_cycle();
+  build_cycle(A);
 }
 
 template <class T>
@@ -124,6 +182,7 @@ void DeviceSetupSolver<T>::replace_values(const T* val, cudaStream_t stream) {
   // A^T's hierarchy is rebuilt from the new values on its next use.
   t_solver_.reset();
   t_setup_.reset();
+  t_setup_lo_.reset();
   solver_->replace_values(val, stream);
 }
 
@@ -142,8 +201,21 @@ SolveResult DeviceSetupSolver<T>::solve_transposed(const DeviceCsrView<T>& A, co
   if (!t_solver_) {
     // The caller's arrays were written on its stream: finish them first.
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (transposed setup)");
-    t_setup_ = setup_->make_transposed(A);
-    t_solver_ = std::make_unique<DeviceSolver<T>>(*top_, *t_setup_, amg_scope_);
+    if (mixed_) {
+      // As MixedPrecisionAmg::make_transposed: the float32 hierarchy of
+      // A^T from float32(A) with its current values, inside the float64
+      // method on A^T.
+      DeviceArray<float> lo;
+      t_setup_lo_ = setup_lo_->make_transposed(to_float(A, lo));
+      DeviceArray<Index> ptr, col;
+      DeviceArray<T> val;
+      device_transpose(A, A.rows, ptr, col, val);
+      const DeviceCsrView<T> At{A.rows, A.nnz, ptr.data(), col.data(), val.data()};
+      t_solver_ = std::make_unique<DeviceSolver<T>>(*top_, *t_setup_lo_, amg_scope_, At);
+    } else {
+      t_setup_ = setup_->make_transposed(A);
+      t_solver_ = std::make_unique<DeviceSolver<T>>(*top_, *t_setup_, amg_scope_);
+    }
   }
   const SolveResult r = t_solver_->solve(b, x, use_x0, stream);
   last_bytes_ = t_solver_->last_solve_bytes();
@@ -153,12 +225,21 @@ SolveResult DeviceSetupSolver<T>::solve_transposed(const DeviceCsrView<T>& A, co
 template <class T>
 std::vector<LevelInfo> DeviceSetupSolver<T>::hierarchy() const {
   std::vector<LevelInfo> out;
-  if (!setup_) return out;
-  for (int l = 0; l < setup_->num_levels(); ++l) {
-    const DeviceCsrView<T> A = setup_->matrix(l);
-    out.push_back(LevelInfo{A.rows, A.nnz});
-  }
+  auto list = [&](const auto& h) {
+    for (int l = 0; l < h.num_levels(); ++l) out.push_back(LevelInfo{h.matrix(l).rows, h.matrix(l).nnz});
+  };
+  if (setup_) list(*setup_);
+  if (setup_lo_) list(*setup_lo_);
   return out;
+}
+
+template <class T>
+const DeviceHierarchy<T>& DeviceSetupSolver<T>::device_hierarchy() const {
+  if (!setup_) {
+    throw InvalidInput("DeviceSetupSolver::device_hierarchy: this solver's hierarchy is float32 "
+                       "(x_amg_precision FLOAT) or not built; see float_hierarchy()");
+  }
+  return *setup_;
 }
 
 template class DeviceSetupSolver<float>;

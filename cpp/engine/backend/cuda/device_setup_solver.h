@@ -73,13 +73,19 @@ class DeviceSetupSolver {
   std::vector<LevelInfo> hierarchy() const;
   double last_solve_bytes() const { return last_bytes_; }
   // The hierarchy of the last setup (DeviceAggregationSetup or
-  // DeviceClassicalSetup, after the AMG scope's algorithm).
-  const DeviceHierarchy<T>& device_hierarchy() const { return *setup_; }
+  // DeviceClassicalSetup, after the AMG scope's algorithm); with
+  // x_amg_precision FLOAT (float64 solves) the float32 one instead.
+  const DeviceHierarchy<T>& device_hierarchy() const;
+  const DeviceHierarchy<float>* float_hierarchy() const { return setup_lo_.get(); }
 
  private:
   std::string check_config();
-  // The device cycle over the current hierarchy (smoother data, coarse LU).
-  void build_cycle();
+  // The device cycle over the current hierarchy (smoother data, coarse LU);
+  // A is the operator of the outer method.
+  void build_cycle(const DeviceCsrView<T>& A);
+  // A with float32 values in `val` (x_amg_precision FLOAT); throws
+  // InvalidInput naming A when a value overflows float32.
+  DeviceCsrView<float> to_float(const DeviceCsrView<T>& A, DeviceArray<float>& val) const;
   void drop_solvers();
 
   std::unique_ptr<SolverContext> ctx_;
@@ -89,6 +95,11 @@ class DeviceSetupSolver {
   std::unique_ptr<DeviceHierarchy<T>> setup_;
   std::unique_ptr<DeviceSolver<T>> solver_;
   std::unique_ptr<DeviceHierarchy<T>> t_setup_;  // A^T's, built on first use
+  // x_amg_precision FLOAT: the float32 hierarchies of A (values in val_lo_)
+  // and of A^T.
+  bool mixed_ = false;
+  std::unique_ptr<DeviceHierarchy<float>> setup_lo_, t_setup_lo_;
+  DeviceArray<float> val_lo_;
   std::unique_ptr<DeviceSolver<T>> t_solver_;
   double last_bytes_ = 0;
 };

@@ -163,7 +163,44 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top, const DeviceHierarchy<T>& se
 }
 
 template <class T>
+DeviceSolver<T>::DeviceSolver(const Solver<T>& top, const DeviceHierarchy<float>& setup,
+                              const std::string& amg_scope, const DeviceCsrView<T>& A)
+    : top_(top) {
+  if constexpr (!std::is_same<T, double>::value) {
+    throw NotSupported("CUDA backend: x_amg_precision FLOAT inside a float32 solve");
+  } else {
+    const std::string why = unsupported_method(top);
+    if (!why.empty()) throw NotSupported("CUDA backend: " + why + " does not run on the GPU");
+    int m = 0;
+    method_of(top.name(), &m);
+    method_ = static_cast<Method>(m);
+    if (setup.num_levels() < 1 || setup.matrix(0).rows != A.rows) {
+      throw InvalidInput("DeviceSolver: the float32 device hierarchy has no levels or another "
+                         "size than A; set it up from A first");
+    }
+    n_ = A.rows;
+    check(cusparseCreate(&handle_), "cusparseCreate");
+    try {
+      own_A_.copy_device(handle_, A.rows, A.rows, A.nnz, A.ptr, A.col, A.val);
+      A_ = &own_A_;
+      mixed_ = std::make_unique<DeviceMixedAmg>(handle_, setup, top.context(), amg_scope, own_A_);
+      allocate_work();
+    } catch (...) {
+      mixed_.reset();
+      cusparseDestroy(handle_);
+      handle_ = nullptr;
+      throw;
+    }
+  }
+}
+
+template <class T>
 void DeviceSolver<T>::replace_values(const T* val, cudaStream_t stream) {
+  if (mixed_ && A_ == &own_A_) {
+    // The float32 hierarchy stays; the float64 operator takes the values.
+    own_A_.replace_values(val, stream);
+    return;
+  }
   if (!amg_ || A_ != &amg_->fine_matrix()) {
     throw NotSupported("DeviceSolver::replace_values: only a solver built from a device setup "
                        "takes new operator values in place");

@@ -56,6 +56,11 @@ class DeviceSolver {
   // DeviceAmg's constructor from a setup does.
   DeviceSolver(const Solver<T>& top, const DeviceHierarchy<T>& setup,
                const std::string& amg_scope);
+  // The same with x_amg_precision FLOAT (float64 solves only): the AMG runs
+  // on `setup`, the float32 hierarchy of float32(A), inside the float64
+  // method on A (copied to this solver).
+  DeviceSolver(const Solver<T>& top, const DeviceHierarchy<float>& setup,
+               const std::string& amg_scope, const DeviceCsrView<T>& A);
   ~DeviceSolver();
   DeviceSolver(const DeviceSolver&) = delete;
   DeviceSolver& operator=(const DeviceSolver&) = delete;

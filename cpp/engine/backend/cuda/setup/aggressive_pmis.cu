@@ -37,23 +37,35 @@ __global__ void distance_two_candidates(Index n1, const Index* __restrict__ poin
                                         const Index* __restrict__ col,
                                         const uint8_t* __restrict__ strong,
                                         const Index* __restrict__ cidx,
-                                        const Index* __restrict__ off, Index* __restrict__ cand) {
+                                        const Index* __restrict__ off, Index* __restrict__ cand,
+                                        Index* __restrict__ count) {
   const Index r = global_id();
   if (r >= n1) return;
   const Index c = points[r];
-  Index p = off[r];
+  // Short rows are kept sorted and unique as they fill (candidate_rows.h).
+  const bool insert = off[r + 1] - off[r] <= kShortRow;
+  Index* seg = cand + off[r];
+  Index p = 0;
+  auto add = [&](Index q) {
+    if (insert) {
+      insert_candidate(seg, p, q);
+    } else {
+      seg[p++] = q;
+    }
+  };
   for (Index k = ptr[c]; k < ptr[c + 1]; ++k) {
     if (!strong[k]) continue;
     const Index m = col[k];
     const Index q = cidx[m];
-    if (q >= 0 && q != r) cand[p++] = q;
+    if (q >= 0 && q != r) add(q);
     for (Index l = ptr[m]; l < ptr[m + 1]; ++l) {
       if (!strong[l]) continue;
       const Index q2 = cidx[col[l]];
-      if (q2 >= 0 && q2 != r) cand[p++] = q2;
+      if (q2 >= 0 && q2 != r) add(q2);
     }
   }
-  for (; p < off[r + 1]; ++p) cand[p] = kNoCandidate;
+  count[r] = p;
+  for (Index q = off[r] + p; q < off[r + 1]; ++q) cand[q] = kNoCandidate;
 }
 
 __global__ void count_influences(Index nnz, const Index* __restrict__ col,
@@ -104,7 +116,7 @@ DeviceSplitting device_aggressive_pmis(const DeviceCsrView<T>& A, const DeviceSt
     DeviceArray<Index> cand(m > 0 ? m : 1);
     distance_two_candidates<<<blocks(n1), kBlock>>>(n1, points.data(), A.ptr, A.col,
                                                     S.strong.data(), first.coarse_index.data(),
-                                                    off.data(), cand.data());
+                                                    off.data(), cand.data(), count.data());
     check_launch("distance_two_candidates");
     unique_candidate_rows(n1, off.data(), m, cand, count.data());
     // The graph S2 among the first-stage C points: every entry strong.

@@ -53,8 +53,9 @@ __global__ void row_bounds(Index n, const Index* __restrict__ ptr, const Index* 
 }
 
 // The strong C neighbours of F row i (D1; in column order, unique) or
-// those and the strong C neighbours of its strong F neighbours (D2; with
-// repeats). Unused slots get kNoCandidate.
+// those and the strong C neighbours of its strong F neighbours (D2; sorted
+// and unique in a short row, with repeats in a long one). Unused slots get
+// kNoCandidate.
 __global__ void gather_candidates(Index n, const Index* __restrict__ ptr,
                                   const Index* __restrict__ col,
                                   const uint8_t* __restrict__ strong, const int8_t* __restrict__ cf,
@@ -63,23 +64,33 @@ __global__ void gather_candidates(Index n, const Index* __restrict__ ptr,
                                   Index* __restrict__ cand, Index* __restrict__ count) {
   const Index i = global_id();
   if (i >= n) return;
-  Index p = off[i];
+  // D2 rows within kShortRow slots are kept sorted and unique as they fill.
+  const bool insert = distance_two && off[i + 1] - off[i] <= kShortRow;
+  Index* seg = cand + off[i];
+  Index p = 0;
+  auto add = [&](Index c) {
+    if (insert) {
+      insert_candidate(seg, p, c);
+    } else {
+      seg[p++] = c;
+    }
+  };
   if (cf[i] != kCoarse && !skipped(skip, i)) {
     for (Index k = ptr[i]; k < ptr[i + 1]; ++k) {
       if (!strong[k]) continue;
       const Index j = col[k];
       if (cf[j] == kCoarse) {
-        cand[p++] = cidx[j];
+        add(cidx[j]);
       } else if (distance_two) {
         for (Index l = ptr[j]; l < ptr[j + 1]; ++l) {
           const Index m = col[l];
-          if (m != j && cf[m] == kCoarse && strong[l]) cand[p++] = cidx[m];
+          if (m != j && cf[m] == kCoarse && strong[l]) add(cidx[m]);
         }
       }
     }
   }
-  count[i] = p - off[i];
-  for (; p < off[i + 1]; ++p) cand[p] = kNoCandidate;
+  count[i] = p;
+  for (Index q = off[i] + p; q < off[i + 1]; ++q) cand[q] = kNoCandidate;
 }
 
 // Position of coarse column c in the sorted list, -1 if absent.
