@@ -42,17 +42,9 @@ __global__ void distance_two_candidates(Index n1, const Index* __restrict__ poin
   const Index r = global_id();
   if (r >= n1) return;
   const Index c = points[r];
-  // Short rows are kept sorted and unique as they fill (candidate_rows.h).
-  const bool insert = off[r + 1] - off[r] <= kShortRow;
-  Index* seg = cand + off[r];
-  Index p = 0;
-  auto add = [&](Index q) {
-    if (insert) {
-      insert_candidate(seg, p, q);
-    } else {
-      seg[p++] = q;
-    }
-  };
+  // Repeats are frequent: the row collects its candidates without them.
+  CandidateRow row(cand + off[r], off[r + 1] - off[r]);
+  auto add = [&](Index q) { row.add(q); };
   for (Index k = ptr[c]; k < ptr[c + 1]; ++k) {
     if (!strong[k]) continue;
     const Index m = col[k];
@@ -64,8 +56,7 @@ __global__ void distance_two_candidates(Index n1, const Index* __restrict__ poin
       if (q2 >= 0 && q2 != r) add(q2);
     }
   }
-  count[r] = p;
-  for (Index q = off[r] + p; q < off[r + 1]; ++q) cand[q] = kNoCandidate;
+  count[r] = row.finish();
 }
 
 __global__ void count_influences(Index nnz, const Index* __restrict__ col,
@@ -118,7 +109,6 @@ DeviceSplitting device_aggressive_pmis(const DeviceCsrView<T>& A, const DeviceSt
                                                     S.strong.data(), first.coarse_index.data(),
                                                     off.data(), cand.data(), count.data());
     check_launch("distance_two_candidates");
-    unique_candidate_rows(n1, off.data(), m, cand, count.data());
     // The graph S2 among the first-stage C points: every entry strong.
     DeviceArray<Index> ptr2, col2;
     const Index nnz2 = pack_candidate_rows(n1, off.data(), cand.data(), count.data(), ptr2, col2);

@@ -54,8 +54,7 @@ __global__ void row_bounds(Index n, const Index* __restrict__ ptr, const Index* 
 
 // The strong C neighbours of F row i (D1; in column order, unique) or
 // those and the strong C neighbours of its strong F neighbours (D2; sorted
-// and unique in a short row, with repeats in a long one). Unused slots get
-// kNoCandidate.
+// and unique: candidate_rows.h).
 __global__ void gather_candidates(Index n, const Index* __restrict__ ptr,
                                   const Index* __restrict__ col,
                                   const uint8_t* __restrict__ strong, const int8_t* __restrict__ cf,
@@ -64,13 +63,13 @@ __global__ void gather_candidates(Index n, const Index* __restrict__ ptr,
                                   Index* __restrict__ cand, Index* __restrict__ count) {
   const Index i = global_id();
   if (i >= n) return;
-  // D2 rows within kShortRow slots are kept sorted and unique as they fill.
-  const bool insert = distance_two && off[i + 1] - off[i] <= kShortRow;
+  // D2 candidates repeat: the row collects them without repeats.
   Index* seg = cand + off[i];
+  CandidateRow row(seg, distance_two ? off[i + 1] - off[i] : 0);
   Index p = 0;
   auto add = [&](Index c) {
-    if (insert) {
-      insert_candidate(seg, p, c);
+    if (distance_two) {
+      row.add(c);
     } else {
       seg[p++] = c;
     }
@@ -89,8 +88,7 @@ __global__ void gather_candidates(Index n, const Index* __restrict__ ptr,
       }
     }
   }
-  count[i] = p;
-  for (Index q = off[i] + p; q < off[i + 1]; ++q) cand[q] = kNoCandidate;
+  count[i] = distance_two ? row.finish() : p;
 }
 
 // Position of coarse column c in the sorted list, -1 if absent.
@@ -296,7 +294,6 @@ void device_interpolation(const DeviceCsrView<T>& A, const DeviceStrength& S,
                                            split.coarse_index.data(), off.data(), d2, skip,
                                            cand.data(), count.data());
   check_launch("gather_candidates");
-  if (d2) unique_candidate_rows(n, off.data(), m, cand, count.data());
   const RowArgs args{n,
                      A.ptr,
                      A.col,
