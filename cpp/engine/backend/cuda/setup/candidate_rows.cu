@@ -22,7 +22,44 @@ __global__ void pack_rows(Index n, const Index* __restrict__ off, const Index* _
   for (Index u = 0; u < ptr[i + 1] - ptr[i]; ++u) col[ptr[i] + u] = cand[off[i] + u];
 }
 
+template <class V>
+__global__ void pack_weighted(Index n, const Index* __restrict__ off,
+                              const Index* __restrict__ cand, const double* __restrict__ w,
+                              const Index* __restrict__ ptr, Index* __restrict__ col,
+                              V* __restrict__ val) {
+  const Index i = global_id();
+  if (i >= n) return;
+  for (Index u = 0; u < ptr[i + 1] - ptr[i]; ++u) {
+    col[ptr[i] + u] = cand[off[i] + u];
+    val[ptr[i] + u] = static_cast<V>(w[off[i] + u]);
+  }
+}
+
 }  // namespace
+
+template <class V>
+void pack_weighted_rows(Index n, const Index* off, const Index* cand, const double* w,
+                        const Index* len, DeviceArray<Index>& ptr, DeviceArray<Index>& col,
+                        DeviceArray<V>& val) {
+  ptr.resize(static_cast<std::size_t>(n) + 1);
+  Index nnz = 0;
+  if (n > 0) {
+    nnz = exclusive_scan(len, ptr.data(), n);
+  } else {
+    check(cudaMemsetAsync(ptr.data(), 0, sizeof(Index)), "cudaMemsetAsync (rows)");
+  }
+  col.resize(nnz > 0 ? nnz : 1);
+  val.resize(nnz > 0 ? nnz : 1);
+  if (n > 0) {
+    pack_weighted<V><<<blocks(n), kBlock>>>(n, off, cand, w, ptr.data(), col.data(), val.data());
+    check_launch("pack_weighted");
+  }
+}
+
+template void pack_weighted_rows(Index, const Index*, const Index*, const double*, const Index*,
+                                 DeviceArray<Index>&, DeviceArray<Index>&, DeviceArray<float>&);
+template void pack_weighted_rows(Index, const Index*, const Index*, const double*, const Index*,
+                                 DeviceArray<Index>&, DeviceArray<Index>&, DeviceArray<double>&);
 
 Index candidate_offsets(Index* off, Index n, const std::string& what) {
   if (n == 0) {

@@ -107,4 +107,11 @@ Index candidate_offsets(Index* off, Index n, const std::string& what);
 Index pack_candidate_rows(Index n, const Index* off, const Index* cand, const Index* count,
                           DeviceArray<Index>& ptr, DeviceArray<Index>& col);
 
+// P's CSR arrays from rows of (column, weight) pairs: row i's first len[i]
+// entries of its segment at off[i] (weights in double, stored as V).
+template <class V>
+void pack_weighted_rows(Index n, const Index* off, const Index* cand, const double* w,
+                        const Index* len, DeviceArray<Index>& ptr, DeviceArray<Index>& col,
+                        DeviceArray<V>& val);
+
 }  // namespace jaxamg::cuda

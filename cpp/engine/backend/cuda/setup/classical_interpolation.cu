@@ -250,19 +250,6 @@ __global__ void weight_rows(RowArgs r, const T* __restrict__ val, bool distance_
   r.len[i] = truncate_row(r.cand + base, r.w + base, m, r.trunc_factor, r.max_elements);
 }
 
-template <class V>
-__global__ void pack_rows(Index n, const Index* __restrict__ off, const Index* __restrict__ cand,
-                          const double* __restrict__ w, const Index* __restrict__ ptr,
-                          Index* __restrict__ col, V* __restrict__ val) {
-  const Index i = global_id();
-  if (i >= n) return;
-  const Index len = ptr[i + 1] - ptr[i];
-  for (Index u = 0; u < len; ++u) {
-    col[ptr[i] + u] = cand[off[i] + u];
-    val[ptr[i] + u] = static_cast<V>(w[off[i] + u]);
-  }
-}
-
 }  // namespace
 
 template <class T, class V>
@@ -311,12 +298,7 @@ void device_interpolation(const DeviceCsrView<T>& A, const DeviceStrength& S,
                      skip};
   weight_rows<T><<<blocks(n), kBlock>>>(args, A.val, d2);
   check_launch("weight_rows");
-  const Index nnz = exclusive_scan(len.data(), ptr.data(), n);
-  col.resize(nnz > 0 ? nnz : 1);
-  val.resize(nnz > 0 ? nnz : 1);
-  pack_rows<V><<<blocks(n), kBlock>>>(n, off.data(), cand.data(), w.data(), ptr.data(),
-                                      col.data(), val.data());
-  check_launch("pack_rows");
+  pack_weighted_rows(n, off.data(), cand.data(), w.data(), len.data(), ptr, col, val);
 }
 
 #define JAXAMG_INTERPOLATION(T, V)                                                           \

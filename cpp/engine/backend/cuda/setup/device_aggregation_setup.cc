@@ -1,6 +1,5 @@
 #include "backend/cuda/setup/device_aggregation_setup.h"
 
-#include <chrono>
 #include <memory>
 #include <string>
 
@@ -16,27 +15,11 @@ namespace {
 
 using aggregation::SelectorKind;
 
-double now_seconds() {
-  using clock = std::chrono::steady_clock;
-  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
-}
-
 // The view of a matrix whose arrays this setup owns.
 template <class T>
 DeviceCsrView<T> view_of(Index rows, const DeviceArray<Index>& ptr, const DeviceArray<Index>& col,
                          const DeviceArray<T>& val, Index nnz) {
   return {rows, nnz, ptr.data(), col.data(), val.data()};
-}
-
-// A device copy of `from` (default stream).
-template <class X>
-void copy_array(const DeviceArray<X>& from, DeviceArray<X>& to) {
-  to.resize(from.size());
-  if (from.size() > 0) {
-    check(cudaMemcpyAsync(to.data(), from.data(), from.size() * sizeof(X),
-                          cudaMemcpyDeviceToDevice),
-          "cudaMemcpyAsync (hierarchy copy)");
-  }
 }
 
 }  // namespace
@@ -58,36 +41,8 @@ DeviceAggregationParams DeviceAggregationParams::from_config(const Config& cfg,
   }
   DeviceAggregationParams p;
   p.aggregation = agg->options();
-  p.max_levels = cfg.get_int("max_levels", scope);
-  const bool dense_lu = cfg.get_solver("coarse_solver", scope).name == "DENSE_LU_SOLVER";
-  p.min_rows = dense_lu ? cfg.get_int("dense_lu_num_rows", scope)
-                        : cfg.get_int("min_coarse_rows", scope);
-  p.coarsen_threshold = cfg.get_double("coarsen_threshold", scope);
-  // AmgSolver's checks of the same parameters.
-  if (p.max_levels < 1) {
-    throw ConfigError("AMG (scope '" + scope + "'): max_levels = " + std::to_string(p.max_levels) +
-                      " is invalid; use 1 or more levels");
-  }
-  if (p.min_rows < 0) {
-    throw ConfigError("AMG (scope '" + scope + "'): " +
-                      (dense_lu ? "dense_lu_num_rows" : "min_coarse_rows") + " = " +
-                      std::to_string(p.min_rows) + " is invalid; use 0 or more rows");
-  }
-  if (!(p.coarsen_threshold > 0)) {
-    throw ConfigError("AMG (scope '" + scope + "'): coarsen_threshold = " +
-                      std::to_string(p.coarsen_threshold) +
-                      " is invalid; use a positive ratio (1.0 stops when a level is not smaller)");
-  }
+  p.levels = LevelRules::from_config(cfg, scope);
   return p;
-}
-
-template <class T>
-void DeviceAggregationSetup<T>::lap(double& phase) {
-  if (!timing_) return;
-  check(cudaDeviceSynchronize(), "device aggregation setup (timing)");
-  const double t = now_seconds();
-  phase += t - last_lap_;
-  last_lap_ = t;
 }
 
 template <class T>
@@ -96,17 +51,17 @@ DeviceAggregates DeviceAggregationSetup<T>::select(const DeviceCsrView<T>& A) {
   if (opt.selector == SelectorKind::kDummy) {
     DeviceAggregates agg = device_dummy_aggregates(A.rows, opt.dummy_size);
     device_list_members(agg);
-    lap(timings_.matching);
+    clock_.lap(timings_.matching);
     return agg;
   }
   // select_scalar_aggregates, pass by pass.
   DeviceSetupTimings& t = timings_;
   DeviceGraph g = device_weight_graph(A, opt.weight_formula);
-  lap(t.weights);
+  clock_.lap(t.weights);
   DeviceArray<Index> labels;
   device_pairwise_labels(g, opt.matching, labels);
   DeviceAggregates total = device_aggregates_from_labels(labels);
-  lap(t.matching);
+  clock_.lap(t.matching);
   DeviceAggregates last;
   const DeviceAggregates* pass = &total;
   // MULTI_PAIRWISE: the Galerkin matrix of the aggregates so far.
@@ -125,12 +80,12 @@ DeviceAggregates DeviceAggregationSetup<T>::select(const DeviceCsrView<T>& A) {
       ccol = std::move(col);
       cval = std::move(val);
       current = view_of<T>(pass->count, cptr, ccol, cval, galerkin.coarse_nnz());
-      lap(t.coarse_graphs);
+      clock_.lap(t.coarse_graphs);
       g = device_weight_graph(current, opt.weight_formula);
-      lap(t.weights);
+      clock_.lap(t.weights);
     } else {
       g = device_collapse(g, *pass);
-      lap(t.coarse_graphs);
+      clock_.lap(t.coarse_graphs);
     }
     device_pairwise_labels(g, opt.matching, labels);
     DeviceAggregates next = device_aggregates_from_labels(labels);
@@ -139,25 +94,24 @@ DeviceAggregates DeviceAggregationSetup<T>::select(const DeviceCsrView<T>& A) {
     pass = &last;
   }
   device_list_members(total);
-  lap(t.matching);
+  clock_.lap(t.matching);
   return total;
 }
 
 template <class T>
 void DeviceAggregationSetup<T>::setup(const DeviceCsrView<T>& A) {
   timings_ = DeviceSetupTimings();
-  const double t0 = now_seconds();
-  last_lap_ = t0;
+  const double t0 = clock_.start();
   levels_.clear();
   levels_.emplace_back();
   levels_[0].A = A;
   for (int l = 0;; ++l) {
     const Index n = levels_[l].rows();
-    if (l + 1 >= params_.max_levels || n <= params_.min_rows) break;
+    if (params_.levels.coarsest(l, n)) break;
     DeviceAggregates agg = select(levels_[l].A);
     // All singletons: the level would not be coarser (P without columns).
     const Index nc = agg.count == agg.n ? 0 : agg.count;
-    if (nc == 0 || nc >= n || nc > params_.coarsen_threshold * n || nc < params_.min_rows) break;
+    if (!params_.levels.keeps(n, nc)) break;
 
     levels_.emplace_back();
     Level& L = levels_[l];
@@ -172,7 +126,7 @@ void DeviceAggregationSetup<T>::setup(const DeviceCsrView<T>& A) {
     C.val.resize(nnz > 0 ? nnz : 1);
     L.galerkin.numeric(L.A.val, C.val.data());
     C.A = view_of<T>(nc, C.ptr, C.col, C.val, nnz);
-    lap(timings_.galerkin);
+    clock_.lap(timings_.galerkin);
   }
   check(cudaDeviceSynchronize(), "device aggregation setup");
   timings_.total = now_seconds() - t0;
@@ -223,11 +177,11 @@ DeviceAggregationSetup<T> DeviceAggregationSetup<T>::transposed(const DeviceCsrV
     if (l + 1 < levels_.size()) {
       D.agg.n = S.agg.n;
       D.agg.count = S.agg.count;
-      copy_array(S.agg.of, D.agg.of);
-      copy_array(S.agg.ptr, D.agg.ptr);
-      copy_array(S.agg.members, D.agg.members);
-      copy_array(S.p_ptr, D.p_ptr);
-      copy_array(S.ones, D.ones);
+      copy_device_array(S.agg.of, D.agg.of);
+      copy_device_array(S.agg.ptr, D.agg.ptr);
+      copy_device_array(S.agg.members, D.agg.members);
+      copy_device_array(S.p_ptr, D.p_ptr);
+      copy_device_array(S.ones, D.ones);
     }
   }
   check(cudaDeviceSynchronize(), "device aggregation setup (transposed)");

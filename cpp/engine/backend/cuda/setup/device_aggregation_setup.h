@@ -22,6 +22,7 @@
 #include "backend/cuda/setup/aggregate_galerkin.h"
 #include "backend/cuda/setup/device_aggregates.h"
 #include "backend/cuda/setup/device_hierarchy.h"
+#include "backend/cuda/setup/level_rules.h"
 #include "config/config.h"
 #include "core/csr_matrix.h"
 
@@ -29,9 +30,7 @@ namespace jaxamg::cuda {
 
 struct DeviceAggregationParams {
   aggregation::AggregationOptions aggregation;
-  int max_levels = 100;
-  Index min_rows = 2;  // min_coarse_rows, or dense_lu_num_rows under a dense LU coarse solver
-  double coarsen_threshold = 1.0;
+  LevelRules levels;  // max_levels, min_rows, coarsen_threshold
 
   // From an AMG scope as the host reads it (make_aggregation_coarsening and
   // AmgSolver's level parameters). Throws NotSupported for an algorithm or
@@ -101,7 +100,7 @@ class DeviceAggregationSetup : public DeviceHierarchy<T> {
   const DeviceAggregationParams& params() const { return params_; }
   // With timing on, setup() synchronises the device after each phase to
   // time it (statistics only; off by default).
-  void set_timing(bool on) { timing_ = on; }
+  void set_timing(bool on) { clock_.on = on; }
   const DeviceSetupTimings& timings() const { return timings_; }
 
   // A host copy of level l's aggregates, for tests.
@@ -109,13 +108,10 @@ class DeviceAggregationSetup : public DeviceHierarchy<T> {
 
  private:
   DeviceAggregates select(const DeviceCsrView<T>& A);
-  // Adds the seconds since the last lap to `phase` (timing on only).
-  void lap(double& phase);
   DeviceAggregationParams params_;
   std::vector<Level> levels_;
-  bool timing_ = false;
+  PhaseClock clock_;
   DeviceSetupTimings timings_;
-  double last_lap_ = 0;
 };
 
 }  // namespace jaxamg::cuda

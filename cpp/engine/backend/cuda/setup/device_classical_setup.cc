@@ -1,7 +1,6 @@
 #include "backend/cuda/setup/device_classical_setup.h"
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 
 #include "backend/cuda/cuda_check.h"
@@ -16,21 +15,6 @@ namespace {
 
 using classical::Interpolator;
 using classical::Selector;
-
-double now_seconds() {
-  using clock = std::chrono::steady_clock;
-  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
-}
-
-template <class X>
-void copy_array(const DeviceArray<X>& from, DeviceArray<X>& to) {
-  to.resize(from.size());
-  if (from.size() > 0) {
-    check(cudaMemcpyAsync(to.data(), from.data(), from.size() * sizeof(X),
-                          cudaMemcpyDeviceToDevice),
-          "cudaMemcpyAsync (hierarchy copy)");
-  }
-}
 
 Index nnz_of(const DeviceArray<Index>& ptr, Index rows) {
   Index nnz = 0;
@@ -82,25 +66,7 @@ DeviceClassicalParams DeviceClassicalParams::from_config(const Config& cfg,
                          "') is not built on the GPU (D2 and D2_TWO_STAGE are)");
     }
   }
-  p.max_levels = cfg.get_int("max_levels", scope);
-  const bool dense_lu = cfg.get_solver("coarse_solver", scope).name == "DENSE_LU_SOLVER";
-  p.min_rows = dense_lu ? cfg.get_int("dense_lu_num_rows", scope)
-                        : cfg.get_int("min_coarse_rows", scope);
-  p.coarsen_threshold = cfg.get_double("coarsen_threshold", scope);
-  if (p.max_levels < 1) {
-    throw ConfigError("AMG (scope '" + scope + "'): max_levels = " + std::to_string(p.max_levels) +
-                      " is invalid; use 1 or more levels");
-  }
-  if (p.min_rows < 0) {
-    throw ConfigError("AMG (scope '" + scope + "'): " +
-                      (dense_lu ? "dense_lu_num_rows" : "min_coarse_rows") + " = " +
-                      std::to_string(p.min_rows) + " is invalid; use 0 or more rows");
-  }
-  if (!(p.coarsen_threshold > 0)) {
-    throw ConfigError("AMG (scope '" + scope + "'): coarsen_threshold = " +
-                      std::to_string(p.coarsen_threshold) +
-                      " is invalid; use a positive ratio (1.0 stops when a level is not smaller)");
-  }
+  p.levels = LevelRules::from_config(cfg, scope);
   return p;
 }
 
@@ -113,41 +79,31 @@ DeviceClassicalSetup<T>::~DeviceClassicalSetup() {
 }
 
 template <class T>
-void DeviceClassicalSetup<T>::lap(double& phase) {
-  if (!timing_) return;
-  check(cudaDeviceSynchronize(), "device classical setup (timing)");
-  const double t = now_seconds();
-  phase += t - last_lap_;
-  last_lap_ = t;
-}
-
-template <class T>
 void DeviceClassicalSetup<T>::setup(const DeviceCsrView<T>& A) {
   // Created on first use: a setup object is also made to read a config on
   // machines without a GPU.
   if (!handle_) check(cusparseCreate(&handle_), "cusparseCreate (classical setup)");
   timings_ = DeviceClassicalTimings();
-  const double t0 = now_seconds();
-  last_lap_ = t0;
+  const double t0 = clock_.start();
   levels_.clear();
   levels_.emplace_back();
   levels_[0].A = A;
   for (int l = 0;; ++l) {
     const Index n = levels_[l].rows();
-    if (l + 1 >= params_.max_levels || n <= params_.min_rows) break;
+    if (params_.levels.coarsest(l, n)) break;
     const classical::ClassicalParams p = params_.level(l);
     const bool aggressive = p.selector == Selector::kAggressivePmis;
     const bool two_stage = aggressive && p.interpolator == Interpolator::kTwoStageD2;
     const DeviceCsrView<T> Al = levels_[l].A;
     DeviceStrength S = device_strength(Al, p.strength);
-    lap(timings_.strength);
+    clock_.lap(timings_.strength);
     DeviceSplitting first;
     DeviceSplitting split = aggressive
                                 ? device_aggressive_pmis(Al, S, p.seed, two_stage ? &first : nullptr)
                                 : device_pmis(Al, S, p.seed);
-    lap(timings_.selection);
+    clock_.lap(timings_.selection);
     const Index nc = split.n_coarse;
-    if (nc == 0 || nc >= n || nc > params_.coarsen_threshold * n || nc < params_.min_rows) break;
+    if (!params_.levels.keeps(n, nc)) break;
 
     levels_.emplace_back();
     Level& L = levels_[l];
@@ -167,11 +123,11 @@ void DeviceClassicalSetup<T>::setup(const DeviceCsrView<T>& A) {
     S = DeviceStrength();  // before the products: keep the peak memory down
     const DeviceCsrView<T> P = prolongation(l);
     device_transpose(P, nc, L.r_ptr, L.r_col, L.r_val);
-    lap(timings_.interpolation);
+    clock_.lap(timings_.interpolation);
     const DeviceCsrView<T> R{nc, L.p_nnz, L.r_ptr.data(), L.r_col.data(), L.r_val.data()};
     device_galerkin(handle_, R, Al, P, nc, C.ptr, C.col, C.val);
     C.A = {nc, nnz_of(C.ptr, nc), C.ptr.data(), C.col.data(), C.val.data()};
-    lap(timings_.galerkin);
+    clock_.lap(timings_.galerkin);
   }
   check(cudaDeviceSynchronize(), "device classical setup");
   timings_.total = now_seconds() - t0;
@@ -227,13 +183,13 @@ std::unique_ptr<DeviceHierarchy<T>> DeviceClassicalSetup<T>::make_transposed(
     if (l + 1 < levels_.size()) {
       // R = P^T: the transposed cycle restricts with P^T = R and
       // prolongates with R^T = P, the same operators.
-      copy_array(S.p_ptr, D.p_ptr);
-      copy_array(S.p_col, D.p_col);
-      copy_array(S.p_val, D.p_val);
-      copy_array(S.r_ptr, D.r_ptr);
-      copy_array(S.r_col, D.r_col);
-      copy_array(S.r_val, D.r_val);
-      copy_array(S.cf, D.cf);
+      copy_device_array(S.p_ptr, D.p_ptr);
+      copy_device_array(S.p_col, D.p_col);
+      copy_device_array(S.p_val, D.p_val);
+      copy_device_array(S.r_ptr, D.r_ptr);
+      copy_device_array(S.r_col, D.r_col);
+      copy_device_array(S.r_val, D.r_val);
+      copy_device_array(S.cf, D.cf);
       D.p_nnz = S.p_nnz;
     }
   }

@@ -22,6 +22,7 @@
 
 #include "amg/classical/classical_coarsening.h"
 #include "backend/cuda/setup/device_hierarchy.h"
+#include "backend/cuda/setup/level_rules.h"
 #include "config/config.h"
 
 namespace jaxamg::cuda {
@@ -30,9 +31,7 @@ struct DeviceClassicalParams {
   classical::ClassicalParams classical;   // levels from aggressive_levels on (seed: level 0's)
   classical::ClassicalParams aggressive;  // the first aggressive_levels levels
   int aggressive_levels = 0;
-  int max_levels = 100;
-  Index min_rows = 2;  // min_coarse_rows, or dense_lu_num_rows under a dense LU coarse solver
-  double coarsen_threshold = 1.0;
+  LevelRules levels;  // max_levels, min_rows, coarsen_threshold
 
   // The parameters of level l, as classical_params(cfg, scope, l) gives them.
   classical::ClassicalParams level(int l) const;
@@ -82,7 +81,7 @@ class DeviceClassicalSetup : public DeviceHierarchy<T> {
   const DeviceClassicalParams& params() const { return params_; }
   // With timing on, setup() synchronises the device after each phase to
   // time it (statistics only; off by default).
-  void set_timing(bool on) { timing_ = on; }
+  void set_timing(bool on) { clock_.on = on; }
   const DeviceClassicalTimings& timings() const { return timings_; }
 
   // Host copies for tests: level l's C/F splitting (classical::kCoarse /
@@ -91,13 +90,11 @@ class DeviceClassicalSetup : public DeviceHierarchy<T> {
   CsrMatrix<T> download_prolongation(int l) const;
 
  private:
-  void lap(double& phase);
   DeviceClassicalParams params_;
   cusparseHandle_t handle_ = nullptr;
   std::vector<Level> levels_;
-  bool timing_ = false;
+  PhaseClock clock_;
   DeviceClassicalTimings timings_;
-  double last_lap_ = 0;
 };
 
 }  // namespace jaxamg::cuda

@@ -112,18 +112,6 @@ __global__ void outside_first_stage(Index n, const int8_t* __restrict__ cf1,
   if (i < n) skip[i] = cf1[i] != kCoarse;
 }
 
-template <class T>
-__global__ void pack_product(Index n, const Index* __restrict__ off, const Index* __restrict__ cand,
-                             const double* __restrict__ w, const Index* __restrict__ ptr,
-                             Index* __restrict__ col, T* __restrict__ val) {
-  const Index i = global_id();
-  if (i >= n) return;
-  for (Index u = 0; u < ptr[i + 1] - ptr[i]; ++u) {
-    col[ptr[i] + u] = cand[off[i] + u];
-    val[ptr[i] + u] = static_cast<T>(w[off[i] + u]);
-  }
-}
-
 }  // namespace
 
 template <class T>
@@ -150,7 +138,6 @@ void device_two_stage_interpolation(const DeviceCsrView<T>& A, const DeviceStren
   DeviceArray<Index> points1;
   device_list_points(first, n, points1);
 
-  ptr.resize(static_cast<std::size_t>(n) + 1);
   DeviceArray<Index> off(static_cast<std::size_t>(n) + 1), len(n > 0 ? n : 1);
   ProductArgs a{n,
                 split.cf.data(),
@@ -181,15 +168,7 @@ void device_two_stage_interpolation(const DeviceCsrView<T>& A, const DeviceStren
     product_rows<T><<<blocks(n), kBlock>>>(a, p2_val.data());
     check_launch("product_rows");
   }
-  const Index nnz = n > 0 ? exclusive_scan(len.data(), ptr.data(), n) : 0;
-  if (n == 0) check(cudaMemsetAsync(ptr.data(), 0, sizeof(Index)), "cudaMemsetAsync (two-stage)");
-  col.resize(nnz > 0 ? nnz : 1);
-  val.resize(nnz > 0 ? nnz : 1);
-  if (n > 0) {
-    pack_product<T><<<blocks(n), kBlock>>>(n, off.data(), cand.data(), w.data(), ptr.data(),
-                                           col.data(), val.data());
-    check_launch("pack_product");
-  }
+  pack_weighted_rows(n, off.data(), cand.data(), w.data(), len.data(), ptr, col, val);
 }
 
 template void device_two_stage_interpolation(const DeviceCsrView<float>&, const DeviceStrength&,
