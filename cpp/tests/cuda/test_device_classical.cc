@@ -193,14 +193,32 @@ TEST(DeviceClassical, UnsupportedAndInvalidParameters) {
     ctx.config = Config::parse(config(keys, selector));
     return DeviceClassicalParams::from_config(ctx.config, "amg");
   };
+  // The message of what `keys` throws as E ("" if nothing).
+  auto message = [&](auto tag, const std::string& keys, const std::string& selector = "PMIS") {
+    try {
+      params(keys, selector);
+    } catch (const decltype(tag)& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
   EXPECT_NO_THROW(params(R"("interpolator": "D2")"));
   EXPECT_NO_THROW(params(R"("interpolator": "D2", "aggressive_levels": 1,
                             "aggressive_interpolator": "D2_TWO_STAGE")"));
   // MULTIPASS, the default aggressive interpolator, is set up on the host.
-  EXPECT_THROW(params(R"("interpolator": "D2", "aggressive_levels": 1)"), NotSupported);
-  EXPECT_THROW(params(R"("interpolator": "D2")", "HMIS"), NotSupported);
-  EXPECT_THROW(params(R"("interpolator": "MULTIPASS")"), NotSupported);
-  EXPECT_THROW(params(R"("interpolator": "D2", "strength_threshold": 1.5)"), ConfigError);
+  EXPECT_EQ(message(NotSupported(""), R"("interpolator": "D2", "aggressive_levels": 1)"),
+            "aggressive_interpolator MULTIPASS (scope 'amg') is not built on the GPU (D2 and "
+            "D2_TWO_STAGE are)");
+  EXPECT_EQ(message(NotSupported(""), R"("interpolator": "D2")", "HMIS"),
+            "classical selector HMIS (scope 'amg') is not built on the GPU (PMIS is)");
+  EXPECT_EQ(message(NotSupported(""), R"("interpolator": "MULTIPASS")"),
+            "interpolator MULTIPASS (scope 'amg') is not built on the GPU (D1 and D2 are)");
+  EXPECT_EQ(message(ConfigError(""), R"("interpolator": "D2", "strength_threshold": 1.5)"),
+            "strength_threshold (scope 'amg') must lie in [0, 1], got 1.5; use e.g. 0.25 (2D) or "
+            "0.5 (3D)");
+  EXPECT_EQ(message(ConfigError(""), R"("interpolator": "D2", "coarsen_threshold": -1)"),
+            "AMG (scope 'amg'): coarsen_threshold = -1.000000 is invalid; use a positive ratio "
+            "(1.0 stops when a level is not smaller)");
 }
 
 }  // namespace

@@ -336,6 +336,33 @@ TEST(DeviceSetupSolver, MixedPrecisionSameSolvesAsHostSetup) {
   }
 }
 
+// A value beyond float32's range cannot enter a float32 hierarchy: the setup
+// names A and the fix; a float32 solver has no float64 hierarchy to show.
+TEST(DeviceSetupSolver, MixedPrecisionRejectsValuesBeyondFloat32) {
+  REQUIRE_GPU();
+  CsrMatrix<double> A = problem<double>(true);
+  A.val[A.diag_pos[3]] = 1e39;  // finite in float64, infinite in float32
+  const DeviceMatrix<double> dA(A);
+  DeviceSetupSolver<double> dev(config("PCG", R"(, "x_amg_precision": "FLOAT")"));
+  ASSERT_EQ(dev.unsupported(), "");
+  try {
+    dev.setup(dA.view());
+    ADD_FAILURE() << "no error for a value beyond float32";
+  } catch (const InvalidInput& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "A: a value does not fit float32, which the AMG of scope 'amg' uses "
+              "(x_amg_precision FLOAT); scale the system or set x_amg_precision to SAME");
+  }
+  try {
+    dev.device_hierarchy();
+    ADD_FAILURE() << "no error for the float64 hierarchy of a FLOAT solver";
+  } catch (const InvalidInput& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "DeviceSetupSolver::device_hierarchy: this solver's hierarchy is float32 "
+              "(x_amg_precision FLOAT) or not built; see float_hierarchy()");
+  }
+}
+
 // The transposed hierarchy's matrices are the exact transposes of the
 // forward ones (the host's transpose, entry for entry).
 TEST(DeviceSetupSolver, TransposedHierarchyIsExact) {
