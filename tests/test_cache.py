@@ -19,7 +19,7 @@ pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 def test_default_solve_creates_one_entry():
     A = matrices.tridiagonal_matrix(16)
-    jaxamg.solve(A, matrices.rhs_ones(16))
+    jax.block_until_ready(jaxamg.solve(A, matrices.rhs_ones(16)))
     (e,) = cache_entries()
     assert e["n_rows"] == 16 and e["nnz"] == 46 and e["mode"] == "float32"
     assert e["config"]["solver"]["solver"] == "PBICGSTAB"
@@ -29,7 +29,7 @@ def test_default_solve_creates_one_entry():
 def test_grad_shares_one_setup_between_forward_and_adjoint(rng):
     A = matrices.poisson_matrix(8, skew=0.5, dtype=jnp.float64)
     b = jnp.asarray(rng.normal(size=64))
-    jax.grad(lambda r: jnp.sum(jaxamg.solve(A, r)[0] ** 2))(b)
+    jax.grad(lambda r: jnp.sum(jaxamg.solve(A, r)[0] ** 2))(b).block_until_ready()
     (e,) = cache_entries()
     assert e["setups"] == 1 and e["transpose_solve"]
 
@@ -79,7 +79,7 @@ def test_same_row_pointers_different_columns_miss():
 def test_reuse_setup_keeps_the_hierarchy(rng):
     A = matrices.poisson_matrix(8, dtype=jnp.float64)
     b = jnp.asarray(rng.normal(size=64))
-    jaxamg.solve(A, b, tolerance=1e-10)
+    jax.block_until_ready(jaxamg.solve(A, b, tolerance=1e-10))
     A2 = jsparse.BCSR((1.01 * A.data, A.indices, A.indptr), shape=A.shape)
     x, info = jaxamg.solve(A2, b, reuse_setup=True, tolerance=1e-10)
     np.testing.assert_allclose(np.asarray(A2.todense() @ x), np.asarray(b), atol=1e-8)

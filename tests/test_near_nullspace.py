@@ -103,10 +103,13 @@ def test_different_vectors_get_different_setups(problem, rng):
     A, B = problem
     b = rng.normal(size=A.shape[0])
     jaxamg.clear_solver_cache()
-    _, full = jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2, near_nullspace=B)
+    # Each call waits for the last: JAX dispatches asynchronously.
+    _, full = jax.block_until_ready(
+        jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2, near_nullspace=B))
     # Only the two translations: the engine's default near null space.
-    _, partial = jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2, near_nullspace=B[:, :2])
-    _, default = jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2)
+    _, partial = jax.block_until_ready(
+        jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2, near_nullspace=B[:, :2]))
+    _, default = jax.block_until_ready(jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2))
     entries = jaxamg.get_solver_cache_info()["single_gpu"]["entries"]
     assert len(entries) == 3
     assert partial["iterations"] == default["iterations"]

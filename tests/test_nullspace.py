@@ -586,8 +586,8 @@ def test_dense_lu_coarse_solver_warning(rng):
 
 def test_solve_uses_the_singular_defaults(rng):
     A = bcsr(neumann_poisson((9, 7)))
-    jaxamg.solve(A, jnp.asarray(rng.normal(size=63)), nullspace="constant",
-                 transpose_nullspace="constant", **TIGHT)
+    jax.block_until_ready(jaxamg.solve(A, jnp.asarray(rng.normal(size=63)), nullspace="constant",
+                                       transpose_nullspace="constant", **TIGHT))
     entries = [e for e in jaxamg.get_solver_cache_info()["single_gpu"]["entries"]
                if e["n_rows"] == 63]
     assert entries

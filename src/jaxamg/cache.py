@@ -106,6 +106,10 @@ def get_solver_cache_info() -> dict:
     (as a dict), device ("cpu", "cuda" or "mpi"); single-process entries also
     transpose_solve, structure_hash and the counters setups, resetups and
     reuses; MPI entries n_rows_global, row_start and comm_size.
+
+    The counters count solves that have run. JAX dispatches asynchronously,
+    so a solve whose result nobody has waited for may not be counted yet:
+    call ``jax.block_until_ready`` on its result first.
     """
     from ._ffi import native
 

@@ -131,7 +131,7 @@ def test_jitted_solve_matches_spsolve(rng, coarsening, dtype, tol, kind, outer):
     # AMG as the solver converges more slowly: a looser test in float64.
     config = make_config(outer, max(tol, 1e-8) if outer == "AMG" else tol, coarsening)
     M, bg = on_gpu(A, b)
-    x, its, status = jitted_solve(M, config)(M.data, bg)
+    x, its, status = jax.block_until_ready(jitted_solve(M, config)(M.data, bg))
     last = cuda_module().last_solve()
     assert last["setup_on_device"], last["setup_reason"]
     assert last["on_device"], last["host_reason"]
@@ -152,8 +152,9 @@ def test_one_setup_then_device_resetups(rng, coarsening, reuse_levels):
     M, bg = on_gpu(A, b)
     f = jitted_solve(M, config)
     total = jaxamg.get_solver_cache_info()["total_setups"]
-    f(M.data, bg)
-    f(M.data, bg)
+    # JAX dispatches asynchronously: wait for each call before reading the counters.
+    jax.block_until_ready(f(M.data, bg))
+    jax.block_until_ready(f(M.data, bg))
     e = cuda_entry(A.shape[0])
     assert (e["setups"], e["resetups"], e["reuses"]) == (1, 0, 1)
     assert cuda_module().last_solve()["setup_on_device"]
@@ -161,7 +162,7 @@ def test_one_setup_then_device_resetups(rng, coarsening, reuse_levels):
     B = spd_matrix(rng)  # the same pattern, new random values
     B.sort_indices()
     assert np.array_equal(B.indices, np.asarray(M.indices))
-    x, _, status = f(jax.device_put(B.data, gpu()), bg)
+    x, _, status = jax.block_until_ready(f(jax.device_put(B.data, gpu()), bg))
     e = cuda_entry(A.shape[0])
     assert (e["setups"], e["resetups"], e["reuses"]) == (1, 1, 1)
     assert jaxamg.get_solver_cache_info()["total_setups"] == total + 1
@@ -182,14 +183,14 @@ def test_same_iterations_as_host_setup(rng, monkeypatch, coarsening, dtype, kind
     f = jitted_solve(M, config)
 
     monkeypatch.setenv("JAXAMG_GPU_SETUP", "host")
-    x_host, its_host, st_host = f(M.data, bg)
+    x_host, its_host, st_host = jax.block_until_ready(f(M.data, bg))
     last = cuda_module().last_solve()
     assert not last["setup_on_device"] and last["setup_reason"] == "JAXAMG_GPU_SETUP=host"
     assert last["on_device"], last["host_reason"]
     levels_host = last["levels"]
 
     monkeypatch.setenv("JAXAMG_GPU_SETUP", "device")
-    x_dev, its_dev, st_dev = f(M.data, bg)
+    x_dev, its_dev, st_dev = jax.block_until_ready(f(M.data, bg))
     last = cuda_module().last_solve()
     assert last["setup_on_device"], last["setup_reason"]
     assert int(st_host) == 0 and int(st_dev) == 0
@@ -232,7 +233,7 @@ def test_grad_matches_finite_differences(rng, coarsening, kind):
         x, _ = jaxamg.solve(Ad, rhs, config=config)
         return jnp.sum(wg * x)
 
-    g_data, g_b = jax.jit(jax.grad(loss, argnums=(0, 1)))(M.data, bg)
+    g_data, g_b = jax.block_until_ready(jax.jit(jax.grad(loss, argnums=(0, 1)))(M.data, bg))
     # The last solve is the adjoint (A^T's hierarchy built on the device
     # when A is nonsymmetric).
     last = cuda_module().last_solve()

@@ -73,7 +73,7 @@ def test_device_solve_matches_spsolve_cpu_and_float64_hierarchy(rng, outer):
     ref = spla.spsolve(A.tocsc(), b)
     cfg = config(outer)
     M, bg = on(jax.devices("gpu")[0], A, b)
-    x, info = jaxamg.solve(M, bg, config=cfg)
+    x, info = jax.block_until_ready(jaxamg.solve(M, bg, config=cfg))
     last = _ffi.cuda_native().last_solve()
     assert last["on_device"], last["host_reason"]
     # The float32 hierarchy is built on the device from float32(A).
@@ -111,7 +111,7 @@ def test_device_gradient_matches_dense(rng):
         D = jnp.zeros((n, n)).at[rows, np.asarray(A.indices)].add(data)
         return jnp.sum(wg * jnp.linalg.solve(D, rhs) ** 2)
 
-    ga = jax.grad(loss_amg, argnums=(0, 1))(M.data, bg)
+    ga = jax.block_until_ready(jax.grad(loss_amg, argnums=(0, 1))(M.data, bg))
     assert _ffi.cuda_native().last_solve()["on_device"]
     gd = jax.grad(loss_dense, argnums=(0, 1))(M.data, bg)
     for a, d in zip(ga, gd):
@@ -125,7 +125,7 @@ def test_device_resetup_with_new_values(rng):
     cfg = config("PCG")
     x1, _ = jaxamg.solve(M, bg, config=cfg)
     M2 = jsparse.BCSR((M.data * 2.5, M.indices, M.indptr), shape=M.shape)
-    x2, info2 = jaxamg.solve(M2, bg, config=cfg)
+    x2, info2 = jax.block_until_ready(jaxamg.solve(M2, bg, config=cfg))
     assert _ffi.cuda_native().last_solve()["on_device"]
     assert int(info2["status"]) == 0
     np.testing.assert_allclose(np.asarray(x2), np.asarray(x1) / 2.5, rtol=1e-8, atol=1e-12)

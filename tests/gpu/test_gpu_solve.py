@@ -98,7 +98,7 @@ def test_solution_matches_spsolve_and_cpu(rng, dtype, tol, config, make):
     cfg = dict(config, solver=dict(config["solver"], tolerance=1e-10 if dtype == np.float64 else 1e-6))
 
     M, bg = on(gpu(), A, b)
-    x_gpu, info_gpu = jaxamg.solve(M, bg, config=cfg)
+    x_gpu, info_gpu = jax.block_until_ready(jaxamg.solve(M, bg, config=cfg))
     assert x_gpu.dtype == dtype
     assert next(iter(x_gpu.devices())).platform == "gpu"
     last = _ffi.cuda_native().last_solve()
@@ -228,7 +228,7 @@ def test_unsupported_configuration_falls_back_to_host(rng):
             smoother={"scope": "gs", "solver": "MULTICOLOR_GS"})),
     }
     M, bg = on(gpu(), A, b)
-    x, info = jaxamg.solve(M, bg, config=cfg)
+    x, info = jax.block_until_ready(jaxamg.solve(M, bg, config=cfg))
     last = _ffi.cuda_native().last_solve()
     assert not last["on_device"] and "MULTICOLOR_GS" in last["host_reason"]
     assert int(info["status"]) == 0
