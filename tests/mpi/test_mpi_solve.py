@@ -205,6 +205,7 @@ def test_cache_info_lists_the_distributed_solver_and_clear_frees_it(comm, rng):
     assert_all(comm, jaxamg.get_solver_cache_info()["mpi"]["size"] == 0, "not empty after clear")
     (x, info), (rs, re) = distributed(comm, A_global, b_global, bounds,
                                       config=config(True, "amg"))
+    jax.block_until_ready(x)  # JAX dispatches asynchronously
     section = jaxamg.get_solver_cache_info()["mpi"]
     mine = [e for e in section["entries"] if e["n_rows_global"] == n]
     assert_all(comm, len(mine) == 1, f"entries {section['entries']}")
