@@ -17,8 +17,12 @@ using rows::kParallelMin;
 using rows::row_lanes;
 using rows::with_width;
 
-template <class T>
-void spmv(const CsrMatrix<T>& A, const T* X, T* Y, int k) {
+namespace {
+
+// Y's rows from the products (A X)_i, k columns at a time: store(y, s, W)
+// writes the W.value products s of row i's columns into y.
+template <class T, class Store>
+void row_products(const CsrMatrix<T>& A, const T* X, T* Y, int k, Store store) {
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
   const T* v = A.val.data();
@@ -28,9 +32,18 @@ void spmv(const CsrMatrix<T>& A, const T* X, T* Y, int k) {
       with_width(std::min(kChunk, k - j0), [&](auto W) {
         T acc[W.value];
         row_lanes<W.value, 1, T>(ci, v, rp[i], rp[i + 1], X, k, j0, nullptr, acc);
-        for (int j = 0; j < W.value; ++j) y[j0 + j] = acc[j];
+        store(y + j0, acc, W);
       });
     }
+  });
+}
+
+}  // namespace
+
+template <class T>
+void spmv(const CsrMatrix<T>& A, const T* X, T* Y, int k) {
+  row_products(A, X, Y, k, [](T* y, const T* s, auto W) {
+    for (int j = 0; j < W.value; ++j) y[j] = s[j];
   });
 }
 
@@ -44,19 +57,9 @@ void residual(const CsrMatrix<T>& A, const T* X, const T* B, T* R, int k) {
 
 template <class T>
 void spmv_add(const CsrMatrix<T>& A, const T* X, T* Y, int k) {
-  const Index* rp = A.row_ptr.data();
-  const Index* ci = A.col.data();
-  const T* v = A.val.data();
-  for_each_row(A.nrows, k, [=](std::ptrdiff_t i) {
-    T* y = Y + static_cast<std::size_t>(i) * k;
-    for (int j0 = 0; j0 < k; j0 += kChunk) {
-      with_width(std::min(kChunk, k - j0), [&](auto W) {
-        T acc[W.value];
-        row_lanes<W.value, 1, T>(ci, v, rp[i], rp[i + 1], X, k, j0, nullptr, acc);
-        // cpu::spmv_axpby with alpha = beta = 1: y = 1 * s + 1 * y.
-        for (int j = 0; j < W.value; ++j) y[j0 + j] = acc[j] + y[j0 + j];
-      });
-    }
+  // cpu::spmv_axpby with alpha = beta = 1: y = 1 * s + 1 * y.
+  row_products(A, X, Y, k, [](T* y, const T* s, auto W) {
+    for (int j = 0; j < W.value; ++j) y[j] = s[j] + y[j];
   });
 }
 
