@@ -218,6 +218,32 @@ def test_statistics_log_is_taken_once(rng):
 def test_hierarchy_is_empty_without_amg(rng):
     s, _, _ = solve(krylov_config("PCG", 1e-8), random_spd(50, 0.1, rng), np.ones(50))
     assert s.hierarchy() == []
+    assert s.prolongation_nnz() == []
+
+
+def test_prolongation_entries_per_level(rng):
+    A = random_spd(1500, 0.004, rng)
+    b = rng.standard_normal(1500)
+    # Unsmoothed aggregation: P has exactly one entry per fine row.
+    aggregation = json.loads(amg_config(1e-8))
+    aggregation["solver"]["preconditioner"].update(algorithm="AGGREGATION", selector="SIZE_2")
+    s, _, info = solve(json.dumps(aggregation), A, b)
+    assert info["status_name"] == "SUCCESS"
+    levels = s.hierarchy()
+    assert len(levels) >= 3
+    assert s.prolongation_nnz() == [rows for rows, _ in levels[:-1]]
+    # Classical, at most 4 entries per F row: a C point interpolates from
+    # itself alone, an F point from at most 4 C points (none when it has no
+    # strong C neighbour).
+    classical = json.loads(amg_config(1e-8))
+    classical["solver"]["preconditioner"]["interp_max_elements"] = 4
+    s, _, _ = solve(json.dumps(classical), A, b)
+    levels = s.hierarchy()
+    p_nnz = s.prolongation_nnz()
+    assert len(levels) >= 3 and len(p_nnz) == len(levels) - 1
+    for (rows, _), (coarse_rows, _), p in zip(levels, levels[1:], p_nnz):
+        assert coarse_rows <= p <= coarse_rows + 4 * (rows - coarse_rows), (rows, coarse_rows, p)
+    assert p_nnz[0] > levels[0][0]  # F points interpolating from several C points
 
 
 def test_canonical_config_is_order_independent():

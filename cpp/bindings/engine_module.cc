@@ -255,6 +255,15 @@ class EngineSolver {
     });
   }
 
+  std::vector<Index> prolongation_nnz() {
+    return locked([](auto& s) {
+      std::vector<Index> out;
+      const auto levels = s.solver.hierarchy();
+      for (std::size_t l = 0; l + 1 < levels.size(); ++l) out.push_back(levels[l].p_nnz);
+      return out;
+    });
+  }
+
   Index rows() { return locked([](auto& s) { return s.solver.rows(); }); }
   Index nnz() { return locked([](auto& s) { return s.solver.nnz(); }); }
   const std::string& dtype() const { return dtype_; }
@@ -352,6 +361,9 @@ NB_MODULE(_engine, m) {
            "AmgX-layout statistics printed since the last call (then cleared).")
       .def("hierarchy", &EngineSolver::hierarchy,
            "(rows, nnz) per AMG level, finest first; empty without AMG.")
+      .def("prolongation_nnz", &EngineSolver::prolongation_nnz,
+           "Entries of each level's prolongation to the next, finest first (one fewer\n"
+           "than the levels); empty without AMG.")
       .def_prop_ro("rows", &EngineSolver::rows)
       .def_prop_ro("nnz", &EngineSolver::nnz)
       .def_prop_ro("dtype", &EngineSolver::dtype);

@@ -448,7 +448,11 @@ std::vector<LevelInfo> AmgSolver<T>::hierarchy() const {
   if (distributed_) return distributed_->hierarchy();
   std::vector<LevelInfo> info;
   info.reserve(levels_.size());
-  for (const AmgLevel<T>& lev : levels_) info.push_back({lev.rows(), lev.A ? lev.A->nnz() : 0});
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    const AmgLevel<T>& lev = levels_[l];
+    const Index p_nnz = l + 1 < levels_.size() ? lev.ops.P.nnz() : 0;
+    info.push_back({lev.rows(), lev.A ? lev.A->nnz() : 0, p_nnz});
+  }
   return info;
 }
 

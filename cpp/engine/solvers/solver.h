@@ -35,6 +35,10 @@ struct SolverContext {
 struct LevelInfo {
   Index rows = 0;
   Index nnz = 0;
+  // Entries of the prolongation to the next level (0 on the coarsest). The
+  // single-process hierarchies record it; a distributed one leaves it 0,
+  // each rank holding only its rows of P.
+  Index p_nnz = 0;
 };
 
 enum class IterationResult {

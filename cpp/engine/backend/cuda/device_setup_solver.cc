@@ -226,7 +226,10 @@ template <class T>
 std::vector<LevelInfo> DeviceSetupSolver<T>::hierarchy() const {
   std::vector<LevelInfo> out;
   auto list = [&](const auto& h) {
-    for (int l = 0; l < h.num_levels(); ++l) out.push_back(LevelInfo{h.matrix(l).rows, h.matrix(l).nnz});
+    for (int l = 0; l < h.num_levels(); ++l) {
+      const Index p_nnz = l + 1 < h.num_levels() ? h.prolongation(l).nnz : 0;
+      out.push_back(LevelInfo{h.matrix(l).rows, h.matrix(l).nnz, p_nnz});
+    }
   };
   if (setup_) list(*setup_);
   if (setup_lo_) list(*setup_lo_);
