@@ -326,7 +326,7 @@ TEST(BadInput, WrongValueType) {
             "takes an integer, got the number 2.5; give a whole number");
   EXPECT_EQ(error_of<ConfigError>([] { LinearSolver<double> s("max_iters=1e12"); }),
             "legacy config entry 'max_iters=1e12': parameter 'max_iters' (scope 'default'): "
-            "1000000000000 does not fit a 32-bit integer; give a value in [-2147483648, "
+            "1e+12 does not fit a 32-bit integer; give a value in [-2147483648, "
             "2147483647]");
 }
 

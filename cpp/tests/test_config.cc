@@ -104,8 +104,9 @@ TEST(ConfigJson, IntegerOutOfRangeIsAnError) {
   const std::string range = " does not fit a 32-bit integer; give a value in [-2147483648, 2147483647]";
   EXPECT_EQ(config_error([] { Config::parse(pcg_main(R"("max_iters": 10000000000)")); }),
             "parameter 'max_iters' (scope 'main'): 10000000000" + range);
+  // A JSON double is printed in its shortest exact form.
   EXPECT_EQ(config_error([] { Config::parse(pcg_main(R"("max_iters": 1e10)")); }),
-            "parameter 'max_iters' (scope 'main'): 10000000000" + range);
+            "parameter 'max_iters' (scope 'main'): 1e+10" + range);
   EXPECT_EQ(config_error([] { Config::parse(pcg_main(R"("max_iters": 18446744073709551615)")); }),
             "parameter 'max_iters' (scope 'main'): 18446744073709551615 is out of range; give a "
             "value that fits a 32-bit integer");

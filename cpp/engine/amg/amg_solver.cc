@@ -10,6 +10,7 @@
 #include "amg/grid_stats.h"
 #include "backend/cpu/blas.h"
 #include "core/error.h"
+#include "core/format.h"
 
 namespace jaxamg {
 
@@ -39,9 +40,8 @@ CycleType parse_cycle(const std::string& s, const std::string& scope) {
 void require(bool ok, const std::string& scope, const std::string& name, double value,
              const std::string& fix) {
   if (ok) return;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", value);
-  throw ConfigError("AMG (scope '" + scope + "'): " + name + " = " + buf + " is invalid; " + fix);
+  throw ConfigError("AMG (scope '" + scope + "'): " + name + " = " + format_number(value) +
+                    " is invalid; " + fix);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "backend/cpu/blas.h"
 #include "backend/cpu/precision.h"
 #include "core/error.h"
+#include "core/format.h"
 
 namespace jaxamg {
 
@@ -19,7 +20,7 @@ std::shared_ptr<const CsrMatrix<float>> to_float(const CsrMatrix<double>& A,
   if (!cpu::all_finite(Af->val.size(), Af->val.data())) {
     for (std::size_t k = 0; k < A.val.size(); ++k) {
       if (std::abs(A.val[k]) > FLT_MAX) {
-        throw InvalidInput("A: value " + std::to_string(k) + " = " + std::to_string(A.val[k]) +
+        throw InvalidInput("A: value " + std::to_string(k) + " = " + format_number(A.val[k]) +
                            " does not fit float32, which the AMG of scope '" + scope +
                            "' uses (x_amg_precision FLOAT); scale the system or set "
                            "x_amg_precision to SAME");

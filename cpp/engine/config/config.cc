@@ -10,6 +10,7 @@
 #include "config/internal.h"
 #include "config/registry.h"
 #include "core/error.h"
+#include "core/format.h"
 
 namespace jaxamg {
 
@@ -56,13 +57,6 @@ void check_allowed(const ParamSpec& spec, const std::string& scope, const std::s
                     "'): unknown value '" + value + "';" +
                     config_internal::did_you_mean(value, spec.allowed) +
                     " valid: " + join_allowed(spec));
-}
-
-std::string format_double(double d) {
-  std::ostringstream os;
-  os.precision(17);
-  os << d;
-  return os.str();
 }
 
 }  // namespace
@@ -118,18 +112,18 @@ void Config::set_int(const std::string& name, const std::string& scope, int valu
 void Config::set_double(const std::string& name, const std::string& scope, double value) {
   const ParamSpec& spec = require_param(name, scope);
   if (spec.type == ParamSpec::kString || spec.type == ParamSpec::kSolver) {
-    throw_type_error(spec, scope, "the number " + format_double(value));
+    throw_type_error(spec, scope, "the number " + format_number(value));
   }
   if (!std::isfinite(value)) {
     throw ConfigError("parameter '" + name + "' (scope '" + scope + "') got " +
-                      format_double(value) + "; give a finite number");
+                      format_number(value) + "; give a finite number");
   }
   if (spec.type == ParamSpec::kInt) {
     // AmgX accepts a JSON double for an integer parameter; one with a
     // fractional part would be truncated silently, so it is refused.
-    if (value != std::floor(value)) throw_type_error(spec, scope, "the number " + format_double(value));
+    if (value != std::floor(value)) throw_type_error(spec, scope, "the number " + format_number(value));
     if (value < INT_MIN || value > INT_MAX) {
-      config_internal::throw_out_of_range(spec, scope, format_double(value));
+      config_internal::throw_out_of_range(spec, scope, format_number(value));
     }
     return set_int(name, scope, static_cast<int>(value));
   }

@@ -217,7 +217,7 @@ TEST(DeviceClassical, UnsupportedAndInvalidParameters) {
             "strength_threshold (scope 'amg') must lie in [0, 1], got 1.5; use e.g. 0.25 (2D) or "
             "0.5 (3D)");
   EXPECT_EQ(message(ConfigError(""), R"("interpolator": "D2", "coarsen_threshold": -1)"),
-            "AMG (scope 'amg'): coarsen_threshold = -1.000000 is invalid; use a positive ratio "
+            "AMG (scope 'amg'): coarsen_threshold = -1 is invalid; use a positive ratio "
             "(1.0 stops when a level is not smaller)");
 }
 

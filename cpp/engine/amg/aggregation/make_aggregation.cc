@@ -9,6 +9,7 @@
 #include "amg/aggregation/smoothed_aggregation.h"
 #include "amg/coarsening.h"
 #include "core/error.h"
+#include "core/format.h"
 
 namespace jaxamg {
 
@@ -82,7 +83,7 @@ std::unique_ptr<Coarsening<T>> make_standard(const Config& cfg, const std::strin
   }
   const double theta = cfg.get_double("x_sa_strength_threshold", scope);
   if (!(theta >= 0.0 && theta < 1.0)) {
-    throw ConfigError("x_sa_strength_threshold = " + std::to_string(theta) + where(scope) +
+    throw ConfigError("x_sa_strength_threshold = " + format_number(theta) + where(scope) +
                       " is out of range; use a threshold in [0, 1) (default 0)");
   }
   aggregation::NearNullspaceOptions nns;

@@ -6,6 +6,7 @@
 
 #include "backend/cpu/blas.h"
 #include "core/error.h"
+#include "core/format.h"
 #include "solvers/smoothers/common.h"
 
 namespace jaxamg {
@@ -106,8 +107,8 @@ ChebyshevSolver<T>::ChebyshevSolver(SolverContext& ctx, const std::string& scope
     user_max_ = this->param_double("cheby_max_lambda");
     user_min_ = this->param_double("cheby_min_lambda");
     if (!(user_min_ > 0 && user_max_ > user_min_)) {
-      throw ConfigError("CHEBYSHEV: cheby_min_lambda = " + std::to_string(user_min_) +
-                        " and cheby_max_lambda = " + std::to_string(user_max_) + " in scope '" +
+      throw ConfigError("CHEBYSHEV: cheby_min_lambda = " + format_number(user_min_) +
+                        " and cheby_max_lambda = " + format_number(user_max_) + " in scope '" +
                         scope + "' do not bound an interval 0 < min < max; give the spectrum "
                         "bounds of the preconditioned matrix, e.g. 0.07 and 0.92");
     }
@@ -285,7 +286,7 @@ void ChebyshevSolver<T>::estimate_bounds() {
   if (!(lmax_ > 0) || !std::isfinite(lmax_)) {
     throw SetupError(this->name_ + " (scope '" + this->scope_ + "'): " + what +
                      " of the largest eigenvalue of the preconditioned matrix is " +
-                     std::to_string(lmax_) + " on a " + std::to_string(this->A_->nrows) +
+                     format_number(lmax_) + " on a " + std::to_string(this->A_->nrows) +
                      "-row matrix; Chebyshev needs a positive spectrum. Use a smoother for "
                      "indefinite matrices (e.g. MULTICOLOR_GS) or set the bounds with "
                      "chebyshev_lambda_estimate_mode=3");

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/format.h"
 
 namespace jaxamg::smoothers {
 
@@ -60,7 +61,7 @@ double read_relaxation_factor(double w, const std::string& who, const std::strin
   // AmgX's Jacobi smoothers read 0 as "no damping".
   if (w == 0.0) return 1.0;
   if (!(w > 0.0 && w <= 2.0)) {
-    throw ConfigError(who + ": relaxation_factor = " + std::to_string(w) + " in scope '" + scope +
+    throw ConfigError(who + ": relaxation_factor = " + format_number(w) + " in scope '" + scope +
                       "' is outside (0, 2], where the sweep cannot converge; use e.g. 0.9 "
                       "(AmgX's default) or 1.0");
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "solvers/smoothers/common.h"
 
 namespace jaxamg {
@@ -71,7 +72,7 @@ void MulticolorDILUSolver<T>::solver_setup(bool reuse_structure) {
   }
   if (bad_row >= 0) {
     throw SetupError("MULTICOLOR_DILU smoother: the DILU diagonal of row " +
-                     std::to_string(bad_row) + " is " + std::to_string(bad_value) +
+                     std::to_string(bad_row) + " is " + format_number(bad_value) +
                      " (e_i = a_ii - sum_j a_ij a_ji / e_j vanished); the matrix is too far from "
                      "diagonally dominant for DILU: use JACOBI_L1 or MULTICOLOR_GS");
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/format.h"
 #include "solvers/smoothers/common.h"
 
 namespace jaxamg {
@@ -85,7 +86,7 @@ void MulticolorILUSolver<T>::solver_setup(bool reuse_structure) {
   }
   if (bad_row >= 0) {
     throw SetupError("MULTICOLOR_ILU smoother: the ILU(0) pivot of row " +
-                     std::to_string(bad_row) + " is " + std::to_string(bad_value) +
+                     std::to_string(bad_row) + " is " + format_number(bad_value) +
                      "; the incomplete factorisation breaks down on this matrix: use "
                      "MULTICOLOR_GS or JACOBI_L1");
   }

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/error.h"
+#include "core/format.h"
 
 namespace jaxamg::cuda {
 
@@ -25,7 +26,7 @@ LevelRules LevelRules::from_config(const Config& cfg, const std::string& scope) 
   }
   if (!(r.coarsen_threshold > 0)) {
     throw ConfigError("AMG (scope '" + scope + "'): coarsen_threshold = " +
-                      std::to_string(r.coarsen_threshold) +
+                      format_number(r.coarsen_threshold) +
                       " is invalid; use a positive ratio (1.0 stops when a level is not smaller)");
   }
   return r;
