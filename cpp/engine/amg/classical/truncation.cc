@@ -17,18 +17,45 @@ SignSums sign_sums(const std::vector<RowEntry>& row) {
   return s;
 }
 
-// Scales `kept` so that its sum equals the sum of the full row, whose
-// positive and negative parts are `full`. The two signs are scaled
-// separately, as in hypre, so a row of mixed signs is not distorted by one
-// factor; a sign group that lost every entry hands its mass to the other.
-void rescale(SignSums full, std::vector<RowEntry>& kept) {
-  const SignSums k = sign_sums(kept);
+// Scales `kept` (whose sums by sign are `k`) so that its sum equals the sum
+// of the full row, whose positive and negative parts are `full`. The two
+// signs are scaled separately, as in hypre, so a row of mixed signs is not
+// distorted by one factor; a sign group that lost every entry hands its mass
+// to the other.
+void rescale(SignSums full, SignSums k, std::vector<RowEntry>& kept) {
   if (k.pos == 0) { full.neg += full.pos; full.pos = 0; }
   if (k.neg == 0) { full.pos += full.neg; full.neg = 0; }
   const double scale_pos = k.pos != 0 ? full.pos / k.pos : 1.0;
   const double scale_neg = k.neg != 0 ? full.neg / k.neg : 1.0;
   for (RowEntry& e : kept) e.val *= e.val > 0 ? scale_pos : scale_neg;
 }
+
+// Ties in |w| go to the lower column.
+bool larger(double x, Index cx, double y, Index cy) { return x > y || (x == y && cx < cy); }
+
+// The `keep` (<= 8) largest entries offered, by `larger`, in a short sorted
+// list; smallest() is the last of them.
+class LargestFew {
+ public:
+  explicit LargestFew(std::size_t keep) : keep_(keep) {}
+  void offer(double a, Index col) {
+    if (n_ == keep_ && !larger(a, col, abs_[n_ - 1], col_[n_ - 1])) return;
+    std::size_t q = n_ < keep_ ? n_++ : n_ - 1;
+    for (; q > 0 && larger(a, col, abs_[q - 1], col_[q - 1]); --q) {
+      abs_[q] = abs_[q - 1];
+      col_[q] = col_[q - 1];
+    }
+    abs_[q] = a;
+    col_[q] = col;
+  }
+  double smallest_abs() const { return abs_[keep_ - 1]; }
+  Index smallest_col() const { return col_[keep_ - 1]; }
+
+ private:
+  std::size_t keep_, n_ = 0;
+  double abs_[8];
+  Index col_[8];
+};
 
 }  // namespace
 
@@ -43,9 +70,6 @@ void truncate_row(std::vector<RowEntry>& row, const Truncation& t, std::vector<R
   // largest (|w|, -col) stay; `last` is the smallest of those, found from a
   // short sorted list when max_elements is small (rows are short), else by
   // nth_element.
-  const auto larger = [](double x, Index cx, double y, Index cy) {
-    return x > y || (x == y && cx < cy);
-  };
   SignSums full;
   double cut = -1.0;  // nothing is below it
   double last_abs = -1.0;
@@ -54,24 +78,14 @@ void truncate_row(std::vector<RowEntry>& row, const Truncation& t, std::vector<R
   if (!by_factor && keep <= 8) {
     // The common case (max_elements alone): the sums of each sign and the
     // largest entries in one pass.
-    double ta[8];
-    Index tc[8];
-    std::size_t nt = 0;
+    LargestFew largest(keep);
     for (const RowEntry& e : row) {
       (e.val > 0 ? full.pos : full.neg) += e.val;
-      const double a = std::abs(e.val);
-      if (nt == keep && !larger(a, e.col, ta[nt - 1], tc[nt - 1])) continue;
-      std::size_t q = nt < keep ? nt++ : nt - 1;
-      for (; q > 0 && larger(a, e.col, ta[q - 1], tc[q - 1]); --q) {
-        ta[q] = ta[q - 1];
-        tc[q] = tc[q - 1];
-      }
-      ta[q] = a;
-      tc[q] = e.col;
+      largest.offer(std::abs(e.val), e.col);
     }
     select = true;  // len > keep here
-    last_abs = ta[keep - 1];
-    last_col = tc[keep - 1];
+    last_abs = largest.smallest_abs();
+    last_col = largest.smallest_col();
   } else {
     // The sums of each sign (for the rescaling) and the largest |w|.
     double wmax = 0;
@@ -89,23 +103,12 @@ void truncate_row(std::vector<RowEntry>& row, const Truncation& t, std::vector<R
   }
   if (select && (by_factor || keep > 8)) {
     if (keep <= 8) {
-      double ta[8];
-      Index tc[8];
-      std::size_t nt = 0;
+      LargestFew largest(keep);
       for (const RowEntry& e : row) {
-        const double a = std::abs(e.val);
-        if (a < cut) continue;
-        if (nt == keep && !larger(a, e.col, ta[nt - 1], tc[nt - 1])) continue;
-        std::size_t q = nt < keep ? nt++ : nt - 1;
-        for (; q > 0 && larger(a, e.col, ta[q - 1], tc[q - 1]); --q) {
-          ta[q] = ta[q - 1];
-          tc[q] = tc[q - 1];
-        }
-        ta[q] = a;
-        tc[q] = e.col;
+        if (std::abs(e.val) >= cut) largest.offer(std::abs(e.val), e.col);
       }
-      last_abs = ta[keep - 1];
-      last_col = tc[keep - 1];
+      last_abs = largest.smallest_abs();
+      last_col = largest.smallest_col();
     } else {
       scratch.clear();
       for (const RowEntry& e : row) {
@@ -132,11 +135,7 @@ void truncate_row(std::vector<RowEntry>& row, const Truncation& t, std::vector<R
   }
   if (m == len) return;
   row.resize(m);
-  if (kept.pos == 0) { full.neg += full.pos; full.pos = 0; }
-  if (kept.neg == 0) { full.pos += full.neg; full.neg = 0; }
-  const double scale_pos = kept.pos != 0 ? full.pos / kept.pos : 1.0;
-  const double scale_neg = kept.neg != 0 ? full.neg / kept.neg : 1.0;
-  for (RowEntry& e : row) e.val *= e.val > 0 ? scale_pos : scale_neg;
+  rescale(full, kept, row);
 }
 
 void restrict_row(std::vector<RowEntry>& row, const Index* pb, const Index* pe,
@@ -148,7 +147,7 @@ void restrict_row(std::vector<RowEntry>& row, const Index* pb, const Index* pe,
     const double v = (k < row.size() && row[k].col == *p) ? row[k].val : 0.0;
     scratch.push_back({*p, v});
   }
-  if (scratch.size() != row.size()) rescale(sign_sums(row), scratch);
+  if (scratch.size() != row.size()) rescale(sign_sums(row), sign_sums(scratch), scratch);
   row.swap(scratch);
 }
 
