@@ -127,16 +127,21 @@ void SmoothedAggregationCoarsening<T>::smooth(const CsrMatrix<T>& A, TransferOpe
     // Row i of P couples to i's aggregate and to the aggregates of its strong
     // neighbours.
     P = CsrMatrix<T>(n, aggregates_.count);
+    // Row i's columns, sorted and without repeats, into js.
+    const auto columns = [&](Index i, std::vector<Index>& js) {
+      js.assign(1, of[i]);
+      for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
+        if (strong_[k]) js.push_back(of[A.col[k]]);
+      std::sort(js.begin(), js.end());
+      js.erase(std::unique(js.begin(), js.end()), js.end());
+    };
 #pragma omp parallel if (n > kParallelMin)
     {
       std::vector<Index> js;
 #pragma omp for schedule(static)
       for (Index i = 0; i < n; ++i) {
-        js.assign(1, of[i]);
-        for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
-          if (strong_[k]) js.push_back(of[A.col[k]]);
-        std::sort(js.begin(), js.end());
-        P.row_ptr[i + 1] = static_cast<Index>(std::unique(js.begin(), js.end()) - js.begin());
+        columns(i, js);
+        P.row_ptr[i + 1] = static_cast<Index>(js.size());
       }
     }
     std::partial_sum(P.row_ptr.begin(), P.row_ptr.end(), P.row_ptr.begin());
@@ -147,11 +152,7 @@ void SmoothedAggregationCoarsening<T>::smooth(const CsrMatrix<T>& A, TransferOpe
       std::vector<Index> js;
 #pragma omp for schedule(static)
       for (Index i = 0; i < n; ++i) {
-        js.assign(1, of[i]);
-        for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
-          if (strong_[k]) js.push_back(of[A.col[k]]);
-        std::sort(js.begin(), js.end());
-        js.erase(std::unique(js.begin(), js.end()), js.end());
+        columns(i, js);
         std::copy(js.begin(), js.end(), P.col.begin() + P.row_ptr[i]);
       }
     }
