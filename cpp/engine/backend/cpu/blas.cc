@@ -37,6 +37,14 @@ inline double sum_rows(std::ptrdiff_t n, Term&& term) {
   for (std::ptrdiff_t i = 0; i < n; ++i) s += term(i);
   return s;
 }
+// sum of v[k] x[ci[k]] over row i, in row order.
+template <class T>
+inline T row_product(const Index* rp, const Index* ci, const T* v, const T* x, std::ptrdiff_t i) {
+  T s = 0;
+  const Index k1 = rp[i + 1];
+  for (Index k = rp[i]; k < k1; ++k) s += v[k] * x[ci[k]];
+  return s;
+}
 }  // namespace
 
 template <class T>
@@ -44,12 +52,7 @@ void spmv(const CsrMatrix<T>& A, const T* x, T* y) {
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
   const T* v = A.val.data();
-  for_each_row(A.nrows, [=](std::ptrdiff_t i) {
-    T s = 0;
-    const Index k1 = rp[i + 1];
-    for (Index k = rp[i]; k < k1; ++k) s += v[k] * x[ci[k]];
-    y[i] = s;
-  });
+  for_each_row(A.nrows, [=](std::ptrdiff_t i) { y[i] = row_product(rp, ci, v, x, i); });
 }
 
 template <class T>
@@ -71,9 +74,7 @@ void spmv_axpby(const CsrMatrix<T>& A, T alpha, const T* x, T beta, T* y) {
   const Index* ci = A.col.data();
   const T* v = A.val.data();
   for_each_row(A.nrows, [=](std::ptrdiff_t i) {
-    T s = 0;
-    const Index k1 = rp[i + 1];
-    for (Index k = rp[i]; k < k1; ++k) s += v[k] * x[ci[k]];
+    const T s = row_product(rp, ci, v, x, i);
     y[i] = alpha * s + (beta == T(0) ? T(0) : beta * y[i]);
   });
 }
