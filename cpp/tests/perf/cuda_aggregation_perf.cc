@@ -112,14 +112,5 @@ void run(int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
-  if (sizes.empty()) sizes = {128, 256};
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: nothing to time\n");
-    return 0;
-  }
-  for (int n : sizes) run(n);
-  return 0;
+  return jaxamg::perf::run_sizes(argc, argv, [](int n) { run(n); });
 }

@@ -110,18 +110,9 @@ void run(int n, const std::string& name, const std::string& extra) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
-  if (sizes.empty()) sizes = {128, 256};
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: nothing to time\n");
-    return 0;
-  }
-  for (int n : sizes) {
+  return jaxamg::perf::run_sizes(argc, argv, [](int n) {
     run(n, "PMIS D2", "");
     run(n, "aggressive PMIS, D2_TWO_STAGE", R"(, "aggressive_levels": 1,
         "aggressive_interpolator": "D2_TWO_STAGE")");
-  }
-  return 0;
+  });
 }
