@@ -105,15 +105,34 @@ std::string DeviceSolver<T>::unsupported(const Solver<T>& top) {
 }
 
 template <class T>
-DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
-  const std::string why = unsupported(top);
+void DeviceSolver<T>::choose_method(const std::string& why) {
   if (!why.empty()) throw NotSupported("CUDA backend: " + why + " does not run on the GPU");
   int m = 0;
-  method_of(top.name(), &m);
+  method_of(top_.name(), &m);
   method_ = static_cast<Method>(m);
-  n_ = top.matrix().nrows;
+}
+
+template <class T>
+template <class Build>
+void DeviceSolver<T>::build_on_new_handle(Build build) {
   check(cusparseCreate(&handle_), "cusparseCreate");
   try {
+    build();
+    allocate_work();
+  } catch (...) {
+    amg_.reset();
+    mixed_.reset();
+    cusparseDestroy(handle_);
+    handle_ = nullptr;
+    throw;
+  }
+}
+
+template <class T>
+DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
+  choose_method(unsupported(top));
+  n_ = top.matrix().nrows;
+  build_on_new_handle([&] {
     if (const AmgSolver<T>* amg = amg_of(top)) {
       amg_ = std::make_unique<DeviceAmg<T>>(handle_, *amg);
     }
@@ -128,38 +147,23 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
         mixed_ = std::make_unique<DeviceMixedAmg>(handle_, *mixed, own_A_);
       }
     }
-    allocate_work();
-  } catch (...) {
-    cusparseDestroy(handle_);
-    throw;
-  }
+  });
 }
 
 template <class T>
 DeviceSolver<T>::DeviceSolver(const Solver<T>& top, const DeviceHierarchy<T>& setup,
                               const std::string& amg_scope)
     : top_(top) {
-  const std::string why = unsupported_method(top);
-  if (!why.empty()) throw NotSupported("CUDA backend: " + why + " does not run on the GPU");
-  int m = 0;
-  method_of(top.name(), &m);
-  method_ = static_cast<Method>(m);
+  choose_method(unsupported_method(top));
   if (setup.num_levels() < 1) {
     throw InvalidInput("DeviceSolver: the device hierarchy has no levels; call setup() "
                        "on it first");
   }
   n_ = setup.matrix(0).rows;
-  check(cusparseCreate(&handle_), "cusparseCreate");
-  try {
+  build_on_new_handle([&] {
     amg_ = std::make_unique<DeviceAmg<T>>(handle_, setup, top.context(), amg_scope);
     A_ = &amg_->fine_matrix();
-    allocate_work();
-  } catch (...) {
-    amg_.reset();
-    cusparseDestroy(handle_);
-    handle_ = nullptr;
-    throw;
-  }
+  });
 }
 
 template <class T>
@@ -169,28 +173,17 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top, const DeviceHierarchy<float>
   if constexpr (!std::is_same<T, double>::value) {
     throw NotSupported("CUDA backend: x_amg_precision FLOAT inside a float32 solve");
   } else {
-    const std::string why = unsupported_method(top);
-    if (!why.empty()) throw NotSupported("CUDA backend: " + why + " does not run on the GPU");
-    int m = 0;
-    method_of(top.name(), &m);
-    method_ = static_cast<Method>(m);
+    choose_method(unsupported_method(top));
     if (setup.num_levels() < 1 || setup.matrix(0).rows != A.rows) {
       throw InvalidInput("DeviceSolver: the float32 device hierarchy has no levels or another "
                          "size than A; set it up from A first");
     }
     n_ = A.rows;
-    check(cusparseCreate(&handle_), "cusparseCreate");
-    try {
+    build_on_new_handle([&] {
       own_A_.copy_device(handle_, A.rows, A.rows, A.nnz, A.ptr, A.col, A.val);
       A_ = &own_A_;
       mixed_ = std::make_unique<DeviceMixedAmg>(handle_, setup, top.context(), amg_scope, own_A_);
-      allocate_work();
-    } catch (...) {
-      mixed_.reset();
-      cusparseDestroy(handle_);
-      handle_ = nullptr;
-      throw;
-    }
+    });
   }
 }
 

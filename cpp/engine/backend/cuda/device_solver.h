@@ -84,7 +84,14 @@ class DeviceSolver {
  private:
   enum class Method { kCG, kPCG, kPCGF, kBiCGStab, kPBiCGStab, kAmg };
 
-  // The work vectors of the method (both constructors).
+  // The constructors' common steps: `why` empty or the reason the method
+  // cannot run here (thrown as NotSupported), then the method of top_.
+  void choose_method(const std::string& why);
+  // Creates handle_, runs build() and allocates the work vectors; on an
+  // exception frees what was built and the handle, then rethrows.
+  template <class Build>
+  void build_on_new_handle(Build build);
+  // The work vectors of the method (every constructor).
   void allocate_work();
   void method_init(const T* b, T* x, bool x_is_zero);
   void method_iteration(T* x);
