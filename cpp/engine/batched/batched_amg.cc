@@ -5,9 +5,12 @@
 #include <vector>
 
 #include "batched/batched_smoothers.h"
-#include "batched/multivector.h"
+#include "backend/lanes/multivector.h"
 
 namespace jaxamg::batched {
+
+// The lane-interleaved kernels of the CPU lanes backend.
+using namespace ::jaxamg::lanes;
 
 namespace {
 

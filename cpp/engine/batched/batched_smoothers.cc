@@ -4,14 +4,17 @@
 #include <utility>
 #include <vector>
 
-#include "batched/multivector.h"
-#include "batched/row_kernels.h"
+#include "backend/lanes/multivector.h"
+#include "backend/lanes/row_kernels.h"
 #include "solvers/direct/dense_lu.h"
 #include "solvers/smoothers/block_jacobi.h"
 #include "solvers/smoothers/chebyshev.h"
 #include "solvers/smoothers/jacobi_l1.h"
 
 namespace jaxamg::batched {
+
+// The lane-interleaved kernels of the CPU lanes backend.
+using namespace ::jaxamg::lanes;
 
 namespace {
 

@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "backend/cpu/vector_backend.h"
+#include "backend/slots.h"
 #include "solvers/solver.h"
 
 namespace jaxamg {
@@ -58,6 +60,21 @@ class KrylovSolver : public Solver<T> {
   // its own max_iters), or a copy without one.
   void precondition(const T* r, T* z);
   bool has_preconditioner() const { return precond_ != nullptr; }
+
+  // The operator and the preconditioner as the methods written over
+  // backends (cg_method.h, bicgstab_method.h) call them: products exchange
+  // halo values on a distributed matrix.
+  struct HostOperator {
+    KrylovSolver* solver;
+    void matvec(const T* x, T* y) const { solver->matvec(x, y); }
+    void precondition(const T* r, T* z) const { solver->precondition(r, z); }
+  };
+  HostOperator host_operator() { return HostOperator{this}; }
+  // The CPU backend for this solver's rows, with `slots` scalars; its inner
+  // products are summed over the processes of a distributed matrix.
+  cpu::VectorBackend<T> host_backend(int slots) const {
+    return cpu::VectorBackend<T>(rows(), slots, this->distribution());
+  }
   // What a recurrence that cannot continue reports: kConverged if r_ is
   // exactly zero (the previous step solved the system, which an unmonitored
   // solve has not noticed), kBreakdown otherwise.
@@ -76,12 +93,9 @@ class KrylovSolver : public Solver<T> {
   bool precond_ready_ = false;
 };
 
-// A denominator of a Krylov recurrence (rho, <p, Ap>, omega, ...) that cannot
-// be divided by: exactly zero or not finite. Tiny but nonzero values give
-// large, finite steps, which the convergence test and the loop's NaN/Inf
-// check then judge; a relative cut-off would need norms the methods do not
-// otherwise compute.
-inline bool unusable_divisor(double d) { return d == 0.0 || !std::isfinite(d); }
+// A denominator of a Krylov recurrence that cannot be divided by (one
+// definition for every backend, in backend/slots.h).
+using backend::unusable_divisor;
 
 // The unit roundoff of T, for relative tests on small dense quantities.
 template <class T>

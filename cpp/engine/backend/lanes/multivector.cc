@@ -1,6 +1,6 @@
-#include "batched/multivector.h"
+#include "backend/lanes/multivector.h"
 
-#include "batched/row_kernels.h"
+#include "backend/lanes/row_kernels.h"
 
 #include <omp.h>
 
@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <vector>
 
-namespace jaxamg::batched {
+namespace jaxamg::lanes {
 
 using rows::for_each_row;
 using rows::kChunk;
@@ -89,7 +89,7 @@ void restrict_rows(const CsrMatrix<T>& P, T* Y, T* work, std::size_t work_size, 
       with_width(std::min(kChunk, k - j0), [&](auto W) {
         T ri[W.value];
         row_residual(i, j0, W, ri);
-        lanes::Pack<T, W.value> r;
+        pack::Pack<T, W.value> r;
         r.load(ri);
         for (Index p = prp[i]; p < prp[i + 1]; ++p) {
           r.scatter_scaled(pv[p], acc + static_cast<std::size_t>(pci[p]) * k + j0);
@@ -152,7 +152,7 @@ void restrict_diagonal_start(const CsrMatrix<T>& A, const T* d, const T* B,
     const std::size_t o = static_cast<std::size_t>(i) * k + j0;
     for (int j = 0; j < W.value; ++j) X[o + j] = d[i] * B[o + j];
     // x_c = d_c b_c is recomputed in T, the value the separate sweep stores.
-    lanes::Pack<T, W.value> r;
+    pack::Pack<T, W.value> r;
     r.load(B + o);
     for (Index p = arp[i]; p < arp[i + 1]; ++p) {
       r.sub_scaled_product(av[p], d[aci[p]], B + static_cast<std::size_t>(aci[p]) * k + j0);
@@ -392,4 +392,4 @@ JAXAMG_INSTANTIATE(float)
 JAXAMG_INSTANTIATE(double)
 #undef JAXAMG_INSTANTIATE
 
-}  // namespace jaxamg::batched
+}  // namespace jaxamg::lanes

@@ -7,10 +7,10 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "batched/lane_pack.h"
+#include "backend/lanes/lane_pack.h"
 #include "core/csr_matrix.h"
 
-namespace jaxamg::batched::rows {
+namespace jaxamg::lanes::rows {
 
 // Below this much work (rows x lanes) OpenMP's fork/join costs more than the
 // loop; the value of backend/cpu/blas.cc.
@@ -48,7 +48,7 @@ inline void for_each_row(std::ptrdiff_t n, int k, Body&& body) {
 template <int W, int Sign, class T>
 inline void row_lanes(const Index* ci, const T* v, Index p0, Index p1, const T* X, int k, int j0,
                       const T* init, T* acc) {
-  lanes::Pack<T, W> a;
+  pack::Pack<T, W> a;
   if (init) {
     a.load(init);
   } else {
@@ -79,4 +79,4 @@ inline void residual_rows(const CsrMatrix<T>& A, const T* X, const T* B, int k, 
   });
 }
 
-}  // namespace jaxamg::batched::rows
+}  // namespace jaxamg::lanes::rows

@@ -1,5 +1,5 @@
 // W consecutive lanes of a lane-interleaved block held in 16-byte vectors
-// (internal to batched/). The compiler's own vectoriser, given the lane
+// (internal to backend/lanes/). The compiler's own vectoriser, given the lane
 // loops of the row kernels, sometimes vectorises across matrix entries
 // instead (with gathers) or not at all, depending on the inlining context;
 // these explicit vectors make every kernel do its W lanes with whole-vector
@@ -9,7 +9,7 @@
 #pragma once
 #include <cstring>
 
-namespace jaxamg::batched::lanes {
+namespace jaxamg::lanes::pack {
 
 template <class T>
 struct Vec {
@@ -85,4 +85,4 @@ struct Pack {
   }
 };
 
-}  // namespace jaxamg::batched::lanes
+}  // namespace jaxamg::lanes::pack

@@ -16,7 +16,7 @@
 #include "core/csr_matrix.h"
 #include "core/types.h"
 
-namespace jaxamg::batched {
+namespace jaxamg::lanes {
 
 // Y = A X
 template <class T>
@@ -80,4 +80,4 @@ void get_lane(std::size_t n, int k, int j, const T* X, T* v);
 template <class T>
 void set_lane(std::size_t n, int k, int j, const T* v, T* X);
 
-}  // namespace jaxamg::batched
+}  // namespace jaxamg::lanes

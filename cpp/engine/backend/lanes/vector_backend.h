@@ -1,0 +1,121 @@
+// The CPU lanes backend of the algorithms written once over backends
+// (solvers/krylov/*_method.h): k right-hand sides of one matrix advanced
+// together. A vector is a lane-interleaved n x k block (multivector.h), so
+// every product streams the matrix once for all lanes; every lane has its
+// own scalar slots, so its recurrence, its stops and its stopping test are
+// its own, and a lane gives the numbers of a one-lane solve (bit for bit
+// while the reductions are serial). Lanes that have finished are dropped
+// from the block (keep_lanes) and the others go on in a narrower one.
+#pragma once
+#include <cstddef>
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "backend/lanes/multivector.h"
+#include "backend/slots.h"
+#include "core/types.h"
+
+namespace jaxamg::lanes {
+
+template <class T>
+class VectorBackend {
+ public:
+  using value_type = T;
+  using vector_type = Vector<T>;
+
+  // n rows, blocks of up to `cap` lanes, `slots` scalars per lane.
+  VectorBackend(std::size_t n, int cap, int slots)
+      : n_(n), cap_(cap), m_(slots), k_(cap), slots_(static_cast<std::size_t>(cap) * slots, 0.0),
+        on_(cap), a_(cap), b_(cap), c_(cap), sums_(cap) {}
+
+  // Blocks the vectors are sized for, and the lanes of the current block.
+  int capacity() const { return cap_; }
+  int lanes() const { return k_; }
+  // Starts a block of k <= capacity() lanes, every slot zero.
+  void start(int k) {
+    k_ = k;
+    std::fill(slots_.begin(), slots_.end(), 0.0);
+  }
+  vector_type make_vector() const { return vector_type(n_ * cap_, T(0)); }
+
+  double* slots(int lane) { return slots_.data() + static_cast<std::size_t>(lane) * m_; }
+  const double* slots(int lane) const {
+    return slots_.data() + static_cast<std::size_t>(lane) * m_;
+  }
+
+  // f(s) on every lane's slots.
+  template <class F>
+  void update(const F& f) {
+    for (int j = 0; j < k_; ++j) f(slots(j));
+  }
+  bool any(int mask) const {
+    for (int j = 0; j < k_; ++j) {
+      if (backend::selected(slots(j), mask)) return true;
+    }
+    return false;
+  }
+
+  // s_j[slot] = <x_j, y_j> for the lanes `mask` selects.
+  void dot(const T* x, const T* y, int slot, int mask = backend::kAllLanes) {
+    if (!any(mask)) return;
+    lanes::dot(n_, k_, x, y, sums_.data());
+    for (int j = 0; j < k_; ++j) {
+      if (backend::selected(slots(j), mask)) slots(j)[slot] = sums_[j];
+    }
+  }
+  void copy(const T* x, T* y, int mask) {
+    if (any(mask)) lanes::copy<T>(n_, k_, x, y, on(mask));
+  }
+  void axpy(backend::Coef a, const T* x, T* y, int mask) {
+    if (any(mask)) lanes::axpy<T>(n_, k_, coefs(a, &a_), x, y, on(mask));
+  }
+  void xpby(const T* x, backend::Coef b, T* y, int mask) {
+    if (any(mask)) lanes::xpby<T>(n_, k_, x, coefs(b, &b_), y, on(mask));
+  }
+  void axpbypcz(backend::Coef a, const T* x, backend::Coef b, const T* y, backend::Coef c, T* z,
+                int mask) {
+    if (any(mask)) {
+      lanes::axpbypcz<T>(n_, k_, coefs(a, &a_), x, coefs(b, &b_), y, coefs(c, &c_), z, on(mask));
+    }
+  }
+
+  // Keeps lanes keep[0..m), in that order, in the slots and in `vectors`
+  // (each an n x capacity() block, or empty); `spare` is such a block.
+  void keep_lanes(const std::vector<int>& keep, const std::vector<vector_type*>& vectors,
+                  vector_type* spare) {
+    const int m = static_cast<int>(keep.size());
+    for (vector_type* v : vectors) {
+      if (v->empty()) continue;
+      select_lanes<T>(n_, k_, v->data(), keep.data(), m, spare->data());
+      v->swap(*spare);
+    }
+    std::vector<double> kept(slots_.size(), 0.0);
+    for (int i = 0; i < m; ++i) {
+      std::copy(slots(keep[i]), slots(keep[i]) + m_, kept.data() + static_cast<std::size_t>(i) * m_);
+    }
+    slots_.swap(kept);
+    k_ = m;
+  }
+
+ private:
+  const std::uint8_t* on(int mask) {
+    if (mask < 0) return nullptr;
+    for (int j = 0; j < k_; ++j) on_[j] = backend::selected(slots(j), mask) ? 1 : 0;
+    return on_.data();
+  }
+  const T* coefs(backend::Coef c, std::vector<T>* out) const {
+    for (int j = 0; j < k_; ++j) (*out)[j] = static_cast<T>(c.value(slots(j)));
+    return out->data();
+  }
+
+  std::size_t n_;
+  int cap_, m_, k_;
+  std::vector<double> slots_;  // lane j's slots at [j * m_, (j + 1) * m_)
+  std::vector<std::uint8_t> on_;
+  std::vector<T> a_, b_, c_;
+  std::vector<double> sums_;
+};
+
+}  // namespace jaxamg::lanes
