@@ -82,6 +82,20 @@ const char* kFgmres = R"({"config_version": 2, "solver": {
   "monitor_residual": 1, "store_res_history": 1, "gmres_n_restart": 20,
   "preconditioner": {"scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "max_iters": 1}}})";
 
+// K-cycles and error scaling: the cycle of amg/cycle.h on the lanes backend.
+// `cycle` is CG or CGF; `scaling` the error_scaling (0, 2 or 3) with
+// `reuse` reuse_scale.
+std::string kcycle_config(const std::string& cycle, int scaling, int reuse) {
+  return R"({"config_version": 2, "solver": {
+  "scope": "main", "solver": "PCGF", "max_iters": 200, "tolerance": 1e-9,
+  "convergence": "RELATIVE_INI", "norm": "L2", "monitor_residual": 1, "store_res_history": 1,
+  "preconditioner": {"scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION",
+    "selector": "SIZE_2", "cycle": ")" + cycle + R"(", "cycle_iters": 2, "max_iters": 1,
+    "error_scaling": )" + std::to_string(scaling) + R"(, "reuse_scale": )" + std::to_string(reuse) +
+         R"(, "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 16, "min_coarse_rows": 8,
+    "smoother": {"scope": "jl1", "solver": "JACOBI_L1", "relaxation_factor": 0.8}}}})";
+}
+
 struct Lanes {
   std::vector<std::vector<double>> b, x0;
 };
@@ -224,6 +238,36 @@ TEST(BatchedSolve, PcgFCycleNoCoarseSolverMatchesExactly) {
   check<double>(kPcgF, A, false, false, true, true, 0);
   check<double>(kPcgF, A, true, false, true, true, 0);
   check<float>(kPcgF, A, false, false, true, true, 0);
+}
+
+TEST(BatchedSolve, KCyclesMatchExactly) {
+  const auto A = testing::jump3d<double>(10, 1000.0);
+  for (const char* cycle : {"CG", "CGF"}) {
+    SCOPED_TRACE(cycle);
+    const std::string config = kcycle_config(cycle, 0, 0);
+    check<double>(config.c_str(), A, false, false, true, true, 0);
+    check<double>(config.c_str(), A, true, false, true, true, 0);
+    check<float>(config.c_str(), A, false, false, true, true, 0);
+  }
+}
+
+TEST(BatchedSolve, ErrorScalingMatchesExactly) {
+  const auto A = testing::anisotropic2d<double>(30, 0.02);
+  for (int scaling : {2, 3}) {
+    SCOPED_TRACE(scaling);
+    const std::string v = kcycle_config("V", scaling, 0), w = kcycle_config("CGF", scaling, 0);
+    check<double>(v.c_str(), A, false, false, true, true, 0);
+    check<double>(w.c_str(), A, true, false, true, true, 0);
+    check<float>(v.c_str(), A, false, false, true, true, 0);
+  }
+}
+
+// A reused scale belongs to one lane, and lanes leave a batch as they
+// finish: such a hierarchy is solved one lane at a time.
+TEST(BatchedSolve, ReusedErrorScaleFallsBackToOneLaneSolves) {
+  const auto A = testing::anisotropic2d<double>(30, 0.02);
+  const std::string config = kcycle_config("V", 2, 2);
+  check<double>(config.c_str(), A, false, false, false, true, 0);
 }
 
 TEST(BatchedSolve, CappedBicgstabReportsNotConvergedPerLane) {

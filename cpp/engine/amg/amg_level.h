@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "amg/coarsening.h"
+#include "backend/cpu/vector_backend.h"
 #include "backend/cpu/spgemm.h"
 #include "core/csr_matrix.h"
 #include "core/types.h"
@@ -64,8 +65,10 @@ struct AmgLevel {
   Vector<T> e, Ae;          // error scaling: smoothed correction and A e
   Vector<T> kr, kz, kp, ky;  // K-cycle: CG vectors (levels > 0)
 
-  // error_scaling state: the last scale and how many cycles may reuse it.
-  T scale = T(1);
+  // The level's CPU backend: its slots hold the K-cycle's scalars and the
+  // error scaling's last scale (amg/cycle.h).
+  std::unique_ptr<cpu::VectorBackend<T>> backend;
+  // error_scaling: how many more cycles may reuse the last scale.
   int scale_counter = 0;
 
   Index rows() const { return A ? A->nrows : 0; }

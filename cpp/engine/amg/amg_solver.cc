@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "amg/cycle.h"
 #include "amg/grid_stats.h"
 #include "backend/cpu/blas.h"
 #include "core/error.h"
@@ -114,12 +115,9 @@ void AmgSolver<T>::solver_setup(bool reuse_structure) {
   const std::vector<bool> same =
       transpose_of_ ? transpose_levels(*transpose_of_) : build_levels(reuse_structure);
   setup_smoothers(same);
-  // The work vectors are sized by the first cycle (solve_iteration).
+  // The work vectors (and the error scaling's state) are made anew by the
+  // first cycle (solve_iteration).
   work_sized_ = false;
-  for (AmgLevel<T>& lev : levels_) {
-    lev.scale = T(1);
-    lev.scale_counter = 0;
-  }
   timings_.total = now_seconds() - t0;
   print_grid_stats();
 }
@@ -391,6 +389,8 @@ void AmgSolver<T>::allocate_work() {
     // K-cycles run on every level but the finest and the coarsest.
     const std::size_t nk = kcycle && l > 0 && coarser ? n : 0;
     for (Vector<T>* v : {&lev.kr, &lev.kz, &lev.kp, &lev.ky}) size(*v, nk);
+    lev.backend = std::make_unique<cpu::VectorBackend<T>>(n, CycleSlots::kCount, nullptr);
+    lev.scale_counter = 0;
   }
   work_sized_ = true;
 }

@@ -4,12 +4,13 @@
 
 #include <vector>
 
-#include "batched/batched_smoothers.h"
+#include "amg/cycle.h"
 #include "backend/lanes/multivector.h"
+#include "backend/lanes/vector_backend.h"
+#include "batched/batched_smoothers.h"
 
 namespace jaxamg::batched {
 
-// The lane-interleaved kernels of the CPU lanes backend.
 using namespace ::jaxamg::lanes;
 
 namespace {
@@ -18,105 +19,131 @@ template <class T>
 struct LevelWork {
   const AmgLevel<T>* level = nullptr;
   std::unique_ptr<Node<T>> smoother;  // nullptr: no smoothing on this level
+  std::unique_ptr<VectorBackend<T>> backend;
   Vector<T> b, x;                     // levels > 0
-  Vector<T> r;                        // explicit R only
+  Vector<T> r;                        // explicit R or error scaling
   Vector<T> restrict_work;            // R = P^T: per-thread partial sums
+  Vector<T> e, ae;                    // error scaling
+  Vector<T> kr, kz, kp, ky;           // K-cycle (levels > 0)
+  int scale_counter = 0;
+};
+
+// The levels of an AmgSolver on blocks of k lanes, as amg/cycle.h sees them.
+template <class T>
+class LaneLevels {
+ public:
+  using value_type = T;
+
+  LaneLevels(std::vector<LevelWork<T>> work, std::unique_ptr<Node<T>> coarse)
+      : work_(std::move(work)), coarse_(std::move(coarse)) {}
+
+  // The width of the block the next cycles run on.
+  void set_lanes(int k) {
+    k_ = k;
+    for (LevelWork<T>& W : work_) W.backend->set_lanes(k);
+  }
+
+  int count() const { return static_cast<int>(work_.size()); }
+  Index rows(int l) const { return work_[l].level->rows(); }
+  VectorBackend<T>& backend(int l) { return *work_[l].backend; }
+  T* b(int l) { return work_[l].b.data(); }
+  T* x(int l) { return work_[l].x.data(); }
+  T* r(int l) { return work_[l].r.data(); }
+  T* e(int l) { return work_[l].e.data(); }
+  T* ae(int l) { return work_[l].ae.data(); }
+  T* kr(int l) { return work_[l].kr.data(); }
+  T* kz(int l) { return work_[l].kz.data(); }
+  T* kp(int l) { return work_[l].kp.data(); }
+  T* ky(int l) { return work_[l].ky.data(); }
+  int& scale_counter(int l) { return work_[l].scale_counter; }
+
+  bool has_smoother(int l) const { return work_[l].smoother != nullptr; }
+  void smooth(int l, const T* b, T* x, bool x_is_zero, int sweeps) {
+    LevelWork<T>& W = work_[l];
+    if (W.smoother && sweeps > 0) {
+      W.smoother->apply(b, x, k_, x_is_zero, sweeps);
+    } else if (x_is_zero) {
+      fill<T>(rows(l), k_, T(0), x);
+    }
+  }
+  void coarsest(const T* b, T* x, bool x_is_zero, int sweeps) {
+    if (coarse_) {
+      coarse_->solve(b, x, k_, x_is_zero);
+    } else {
+      smooth(count() - 1, b, x, x_is_zero, sweeps);
+    }
+  }
+  // The specialisation of the lanes backend: one Jacobi-type sweep from zero
+  // (x = d .* b) fused with b_c = P^T (b - A x), reading b once.
+  bool zero_start_restrict(int l, const T* b, T* x) {
+    LevelWork<T>& W = work_[l];
+    const T* d = W.smoother ? W.smoother->zero_start_scale() : nullptr;
+    if (!d || !W.level->r_is_pt || !W.r.empty()) return false;
+    restrict_diagonal_start(*W.level->A, d, b, W.level->ops.P, x, work_[l + 1].b.data(),
+                            W.restrict_work.data(), W.restrict_work.size(), k_);
+    return true;
+  }
+  void restrict_residual(int l, const T* x, const T* b) {
+    LevelWork<T>& W = work_[l];
+    const AmgLevel<T>& L = *W.level;
+    T* bc = work_[l + 1].b.data();
+    if (L.r_is_pt && W.r.empty()) {
+      lanes::restrict_residual(*L.A, x, b, L.ops.P, bc, W.restrict_work.data(),
+                        W.restrict_work.size(), k_);
+      return;
+    }
+    if (x) {
+      residual(*L.A, x, b, W.r.data(), k_);
+    } else {
+      copy<T>(rows(l), k_, b, W.r.data());
+    }
+    if (L.r_is_pt) {
+      lanes::restrict_residual(*L.A, static_cast<const T*>(nullptr), W.r.data(), L.ops.P, bc,
+                        W.restrict_work.data(), W.restrict_work.size(), k_);
+    } else {
+      spmv(L.ops.R, W.r.data(), bc, k_);
+    }
+  }
+  void prolongate(int l, T* e) { spmv(work_[l].level->ops.P, x(l + 1), e, k_); }
+  void prolongate_add(int l, backend::Coef scale, T* x) {
+    if (scale.slot < 0 && scale.factor == 1.0) {
+      spmv_add(work_[l].level->ops.P, this->x(l + 1), x, k_);
+      return;
+    }
+    // x + a P x_c is P x_c's a multiple added, as cpu::spmv_axpby adds it.
+    prolongate(l, e(l));
+    backend(l).axpy(scale, e(l), x, backend::kAllLanes);
+  }
+  void matvec(int l, const T* x, T* y) { spmv(*work_[l].level->A, x, y, k_); }
+
+ private:
+  std::vector<LevelWork<T>> work_;
+  std::unique_ptr<Node<T>> coarse_;
+  int k_ = 1;
 };
 
 template <class T>
 class AmgNode final : public Node<T> {
  public:
-  AmgNode(const AmgSolver<T>& amg, std::vector<LevelWork<T>> work,
-          std::unique_ptr<Node<T>> coarse)
-      : p_(amg.cycle_params()), work_(std::move(work)), coarse_(std::move(coarse)),
-        coarsest_(static_cast<int>(work_.size()) - 1) {
+  AmgNode(const AmgSolver<T>& amg, LaneLevels<T> levels)
+      : p_(amg.cycle_params()), levels_(std::move(levels)) {
     this->max_iters_ = amg.max_iters();
   }
 
   // AmgSolver::solve_iteration is one cycle; apply runs `iterations` of them.
   void apply(const T* B, T* X, int k, bool x_is_zero, int iterations) override {
     if (iterations <= 0) {
-      if (x_is_zero) fill<T>(work_[0].level->rows(), k, T(0), X);
+      if (x_is_zero) fill<T>(levels_.rows(0), k, T(0), X);
       return;
     }
-    for (int it = 0; it < iterations; ++it) fixed(0, p_.type, B, X, k, x_is_zero && it == 0);
+    levels_.set_lanes(k);
+    Cycle<LaneLevels<T>> cycle(levels_, p_);
+    for (int it = 0; it < iterations; ++it) cycle.run(B, X, x_is_zero && it == 0);
   }
 
  private:
-  void fixed(int l, CycleType type, const T* b, T* x, int k, bool x_is_zero) {
-    LevelWork<T>& W = work_[l];
-    const AmgLevel<T>& L = *W.level;
-    if (l == coarsest_) {
-      if (coarse_) {
-        coarse_->solve(b, x, k, x_is_zero);
-      } else {
-        smooth(W, b, x, k, x_is_zero, p_.coarsest_sweeps);
-      }
-      return;
-    }
-    const Index n = L.rows();
-    const int pre = p_.sweeps(l, p_.presweeps);
-    LevelWork<T>& C = work_[l + 1];
-    const T* d = W.smoother ? W.smoother->zero_start_scale() : nullptr;
-    if (x_is_zero && pre == 1 && d && L.r_is_pt) {
-      // One Jacobi-type sweep from zero (x = d .* b), fused with b_c = P^T (b - A x).
-      restrict_diagonal_start(*L.A, d, b, L.ops.P, x, C.b.data(), W.restrict_work.data(),
-                              W.restrict_work.size(), k);
-      coarse_correction(l, type, b, x, k);
-      return;
-    }
-    smooth(W, b, x, k, x_is_zero, pre);
-    const bool x_still_zero = x_is_zero && (pre <= 0 || !W.smoother);
-    if (L.r_is_pt) {
-      restrict_residual(*L.A, x_still_zero ? nullptr : x, b, L.ops.P, C.b.data(),
-                        W.restrict_work.data(), W.restrict_work.size(), k);
-    } else {
-      if (x_still_zero) {
-        copy<T>(n, k, b, W.r.data());
-      } else {
-        residual(*L.A, x, b, W.r.data(), k);
-      }
-      spmv(L.ops.R, W.r.data(), C.b.data(), k);
-    }
-    coarse_correction(l, type, b, x, k);
-  }
-
-  // With b_c on level l + 1: solve there, x += P x_c, post-smooth.
-  void coarse_correction(int l, CycleType type, const T* b, T* x, int k) {
-    dispatch(l + 1, l + 1 == coarsest_ ? CycleType::kV : type, k);
-    spmv_add(work_[l].level->ops.P, work_[l + 1].x.data(), x, k);
-    smooth(work_[l], b, x, k, false, p_.sweeps(l, p_.postsweeps));
-  }
-
-  void smooth(LevelWork<T>& W, const T* b, T* x, int k, bool x_is_zero, int sweeps) {
-    if (W.smoother && sweeps > 0) {
-      W.smoother->apply(b, x, k, x_is_zero, sweeps);
-    } else if (x_is_zero) {
-      fill<T>(W.level->rows(), k, T(0), x);
-    }
-  }
-
-  void dispatch(int m, CycleType type, int k) {
-    LevelWork<T>& W = work_[m];
-    switch (type) {
-      case CycleType::kW:
-        fixed(m, CycleType::kW, W.b.data(), W.x.data(), k, true);
-        fixed(m, CycleType::kW, W.b.data(), W.x.data(), k, false);
-        break;
-      case CycleType::kF:
-        fixed(m, CycleType::kF, W.b.data(), W.x.data(), k, true);
-        fixed(m, CycleType::kV, W.b.data(), W.x.data(), k, false);
-        break;
-      default:  // kV (make_amg_node rejects the K-cycles)
-        fixed(m, CycleType::kV, W.b.data(), W.x.data(), k, true);
-        break;
-    }
-  }
-
   const CycleParams& p_;
-  std::vector<LevelWork<T>> work_;
-  std::unique_ptr<Node<T>> coarse_;
-  int coarsest_;
+  LaneLevels<T> levels_;
 };
 
 }  // namespace
@@ -124,8 +151,9 @@ class AmgNode final : public Node<T> {
 template <class T>
 std::unique_ptr<Node<T>> make_amg_node(const AmgSolver<T>& amg, int max_lanes) {
   const CycleParams& p = amg.cycle_params();
-  if (p.type == CycleType::kCG || p.type == CycleType::kCGF) return nullptr;
-  if (p.error_scaling >= 2) return nullptr;
+  // A reused scale is per lane and would not follow the lanes when a batch
+  // drops the finished ones; scales computed every cycle are batched.
+  if (p.error_scaling >= 2 && p.reuse_scale > 0) return nullptr;
   const std::vector<AmgLevel<T>>& levels = amg.levels();
   if (levels.empty()) return nullptr;
   std::unique_ptr<Node<T>> coarse;
@@ -133,6 +161,8 @@ std::unique_ptr<Node<T>> make_amg_node(const AmgSolver<T>& amg, int max_lanes) {
     coarse = make_node(*cs, max_lanes, /*as_solve=*/true);
     if (!coarse) return nullptr;
   }
+  const bool kcycle = p.type == CycleType::kCG || p.type == CycleType::kCGF;
+  const bool scaling = p.error_scaling >= 2;
   const std::size_t K = static_cast<std::size_t>(max_lanes);
   std::vector<LevelWork<T>> work(levels.size());
   for (std::size_t l = 0; l < levels.size(); ++l) {
@@ -145,6 +175,7 @@ std::unique_ptr<Node<T>> make_amg_node(const AmgSolver<T>& amg, int max_lanes) {
       if (!W.smoother) return nullptr;
     }
     const std::size_t n = static_cast<std::size_t>(L.rows());
+    W.backend = std::make_unique<VectorBackend<T>>(n, max_lanes, CycleSlots::kCount);
     if (l > 0) {
       W.b.resize(n * K);
       W.x.resize(n * K);
@@ -153,12 +184,18 @@ std::unique_ptr<Node<T>> make_amg_node(const AmgSolver<T>& amg, int max_lanes) {
       if (L.r_is_pt) {
         W.restrict_work.resize(
             restrict_work_size(L.ops.P, static_cast<int>(omp_get_max_threads()), max_lanes));
-      } else {
-        W.r.resize(n * K);
+      }
+      if (!L.r_is_pt || scaling) W.r.resize(n * K);
+      if (scaling) {
+        W.e.resize(n * K);
+        W.ae.resize(n * K);
+      }
+      if (kcycle && l > 0) {
+        for (Vector<T>* v : {&W.kr, &W.kz, &W.kp, &W.ky}) v->resize(n * K);
       }
     }
   }
-  return std::make_unique<AmgNode<T>>(amg, std::move(work), std::move(coarse));
+  return std::make_unique<AmgNode<T>>(amg, LaneLevels<T>(std::move(work), std::move(coarse)));
 }
 
 template std::unique_ptr<Node<float>> make_amg_node(const AmgSolver<float>&, int);

@@ -1,12 +1,12 @@
-// The multi-vector AMG cycle (internal to batched/): AmgX's fixed cycle with
-// the V, W and F dispatchers (amg_cycle.cc) on k lanes at once, over the
-// hierarchy of an AmgSolver as its setup built it. Each level owns n_l x k
-// blocks for its right-hand side, iterate and (with an explicit R) residual;
+// The AMG cycle on k lanes at once (internal to batched/): the one cycle of
+// amg/cycle.h on the lanes backend, over the hierarchy of an AmgSolver as
+// its setup built it. Each level owns n_l x k blocks for its vectors;
 // smoothers and the coarse solver are the nodes of batched_smoothers.h.
 //
-// Not covered (make_amg_node returns nullptr): the K-cycles CG and CGF,
-// error_scaling 2 and 3, and levels whose smoother or whose coarse solver
-// has no node.
+// Not covered (make_amg_node returns nullptr): error scaling with
+// reuse_scale > 0 (a reused scale is per lane, and would not follow the
+// lanes when a batch drops finished ones), and levels whose smoother or
+// whose coarse solver has no node.
 #pragma once
 #include <memory>
 

@@ -49,6 +49,7 @@ class VectorBackend {
     if (reducer_) reducer_->sum(&d, 1);
     slots_[slot] = d;
   }
+  void fill_zero(T* y) { cpu::fill<T>(n_, T(0), y); }
   void copy(const T* x, T* y, int mask) {
     if (any(mask)) cpu::copy(n_, x, y);
   }

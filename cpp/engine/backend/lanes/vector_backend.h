@@ -38,6 +38,9 @@ class VectorBackend {
     k_ = k;
     std::fill(slots_.begin(), slots_.end(), 0.0);
   }
+  // Goes on with the current slots on a block of k <= capacity() lanes
+  // (a cycle's level backends follow the width of the block cycled).
+  void set_lanes(int k) { k_ = k; }
   vector_type make_vector() const { return vector_type(n_ * cap_, T(0)); }
 
   double* slots(int lane) { return slots_.data() + static_cast<std::size_t>(lane) * m_; }
@@ -65,6 +68,7 @@ class VectorBackend {
       if (backend::selected(slots(j), mask)) slots(j)[slot] = sums_[j];
     }
   }
+  void fill_zero(T* y) { lanes::fill<T>(n_, k_, T(0), y); }
   void copy(const T* x, T* y, int mask) {
     if (any(mask)) lanes::copy<T>(n_, k_, x, y, on(mask));
   }
