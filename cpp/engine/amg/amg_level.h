@@ -2,6 +2,7 @@
 // setup (amg_solver.cc) and the cycles (amg_cycle.cc).
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "amg/coarsening.h"
@@ -37,6 +38,14 @@ struct CycleParams {
     return n;
   }
 };
+
+// The cycle parameters of the AMG scope `scope`, checked (ConfigError
+// naming the parameter, its value and the fix).
+CycleParams read_cycle_params(const Config& config, const std::string& scope);
+// Throws the ConfigError "AMG (scope 'scope'): name = value is invalid; fix"
+// unless ok.
+void require_amg_param(bool ok, const std::string& scope, const std::string& name, double value,
+                       const std::string& fix);
 
 template <class T>
 struct AmgLevel {

@@ -11,7 +11,6 @@
 #include "amg/grid_stats.h"
 #include "backend/cpu/blas.h"
 #include "core/error.h"
-#include "core/format.h"
 
 namespace jaxamg {
 
@@ -28,23 +27,6 @@ typename AmgSolver<T>::CoarseningFactory& coarsening_factory_slot() {
   return factory;
 }
 
-CycleType parse_cycle(const std::string& s, const std::string& scope) {
-  if (s == "V") return CycleType::kV;
-  if (s == "W") return CycleType::kW;
-  if (s == "F") return CycleType::kF;
-  if (s == "CG") return CycleType::kCG;
-  if (s == "CGF") return CycleType::kCGF;
-  throw ConfigError("cycle: unknown value '" + s + "' (scope '" + scope +
-                    "'); valid: V, W, F, CG, CGF");
-}
-
-void require(bool ok, const std::string& scope, const std::string& name, double value,
-             const std::string& fix) {
-  if (ok) return;
-  throw ConfigError("AMG (scope '" + scope + "'): " + name + " = " + format_number(value) +
-                    " is invalid; " + fix);
-}
-
 }  // namespace
 
 template <class T>
@@ -56,44 +38,20 @@ template <class T>
 AmgSolver<T>::AmgSolver(SolverContext& ctx, const std::string& scope)
     : Solver<T>(ctx, scope, "AMG") {
   const std::string& s = this->scope_;
-  cycle_.type = parse_cycle(this->param_string("cycle"), s);
-  cycle_.presweeps = this->param_int("presweeps");
-  cycle_.postsweeps = this->param_int("postsweeps");
-  cycle_.finest_sweeps = this->param_int("finest_sweeps");
-  cycle_.coarsest_sweeps = this->param_int("coarsest_sweeps");
-  cycle_.intensive_smoothing = this->param_int("intensive_smoothing") != 0;
-  cycle_.cycle_iters = this->param_int("cycle_iters");
-  cycle_.error_scaling = this->param_int("error_scaling");
-  cycle_.reuse_scale = this->param_int("reuse_scale");
-  cycle_.scaling_smoother_steps = this->param_int("scaling_smoother_steps");
+  cycle_ = read_cycle_params(ctx.config, s);
   max_levels_ = this->param_int("max_levels");
   min_coarse_rows_ = this->param_int("min_coarse_rows");
   coarsen_threshold_ = this->param_double("coarsen_threshold");
   dense_lu_num_rows_ = this->param_int("dense_lu_num_rows");
   dense_lu_max_rows_ = this->param_int("dense_lu_max_rows");
 
-  require(cycle_.presweeps >= 0, s, "presweeps", cycle_.presweeps, "use 0 or more sweeps");
-  require(cycle_.postsweeps >= 0, s, "postsweeps", cycle_.postsweeps, "use 0 or more sweeps");
-  require(cycle_.finest_sweeps >= -1, s, "finest_sweeps", cycle_.finest_sweeps,
-          "use -1 (off) or 0 or more sweeps");
-  require(cycle_.coarsest_sweeps >= 0, s, "coarsest_sweeps", cycle_.coarsest_sweeps,
-          "use 0 or more sweeps");
-  require(cycle_.cycle_iters >= 1, s, "cycle_iters", cycle_.cycle_iters,
-          "use 1 or more CG steps per coarse level");
-  require(cycle_.error_scaling == 0 || cycle_.error_scaling == 2 || cycle_.error_scaling == 3, s,
-          "error_scaling", cycle_.error_scaling,
-          "use 0 (off), 2 (minimise the residual 2-norm) or 3 (minimise the A-norm of the "
-          "error); 1 is deprecated in AmgX");
-  require(cycle_.reuse_scale >= 0, s, "reuse_scale", cycle_.reuse_scale, "use 0 or more cycles");
-  require(cycle_.scaling_smoother_steps >= 0, s, "scaling_smoother_steps",
-          cycle_.scaling_smoother_steps, "use 0 or more sweeps");
-  require(max_levels_ >= 1, s, "max_levels", max_levels_, "use 1 or more levels");
-  require(min_coarse_rows_ >= 0, s, "min_coarse_rows", min_coarse_rows_, "use 0 or more rows");
-  require(coarsen_threshold_ > 0, s, "coarsen_threshold", coarsen_threshold_,
+  require_amg_param(max_levels_ >= 1, s, "max_levels", max_levels_, "use 1 or more levels");
+  require_amg_param(min_coarse_rows_ >= 0, s, "min_coarse_rows", min_coarse_rows_, "use 0 or more rows");
+  require_amg_param(coarsen_threshold_ > 0, s, "coarsen_threshold", coarsen_threshold_,
           "use a positive ratio (1.0 stops when a level is not smaller)");
-  require(dense_lu_num_rows_ >= 0, s, "dense_lu_num_rows", dense_lu_num_rows_,
+  require_amg_param(dense_lu_num_rows_ >= 0, s, "dense_lu_num_rows", dense_lu_num_rows_,
           "use 0 or more rows");
-  require(dense_lu_max_rows_ >= 0, s, "dense_lu_max_rows", dense_lu_max_rows_,
+  require_amg_param(dense_lu_max_rows_ >= 0, s, "dense_lu_max_rows", dense_lu_max_rows_,
           "use 0 (no cap) or a row count");
 }
 

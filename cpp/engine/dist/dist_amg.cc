@@ -1,5 +1,7 @@
 #include "dist/dist_amg.h"
 
+#include "amg/cycle.h"
+
 #include <algorithm>
 
 #include "amg/classical/classical_coarsening.h"
@@ -25,17 +27,8 @@ std::vector<int64_t> ghost_global_ids(const DistOperator<T>& op, Index n) {
 template <class T>
 DistAmg<T>::DistAmg(SolverContext& ctx, const std::string& scope, const Communicator& comm)
     : Solver<T>(ctx, scope, "AMG"), comm_(comm) {
-  presweeps_ = this->param_int("presweeps");
-  postsweeps_ = this->param_int("postsweeps");
-  coarsest_sweeps_ = this->param_int("coarsest_sweeps");
-  cycle_iters_ = this->param_int("cycle_iters");
-  // The serial AmgSolver has already validated the name.
-  const std::string cycle = this->param_string("cycle");
-  type_ = cycle == "W"     ? CycleType::kW
-          : cycle == "F"   ? CycleType::kF
-          : cycle == "CG"  ? CycleType::kCG
-          : cycle == "CGF" ? CycleType::kCGF
-                           : CycleType::kV;
+  // The serial AmgSolver around this one has already checked them.
+  cycle_ = read_cycle_params(ctx.config, scope);
 }
 
 template <class T>
@@ -126,14 +119,22 @@ void DistAmg<T>::finish_levels() {
   for (std::size_t l = 0; l < levels_.size(); ++l) {
     Level& L = levels_[l];
     const std::size_t n = static_cast<std::size_t>(L.A->nrows);
+    const bool coarser = l + 1 < levels_.size();
+    const bool kcycle = cycle_.type == CycleType::kCG || cycle_.type == CycleType::kCGF;
+    const bool scaling = cycle_.error_scaling >= 2;
     if (l > 0) {
       L.b.assign(n, T(0));
       L.x.assign(n, T(0));
-      if (type_ == CycleType::kCG || type_ == CycleType::kCGF) {
+      if (kcycle && coarser) {
         for (Vector<T>* v : {&L.kr, &L.kz, &L.kp, &L.ky}) v->assign(n, T(0));
       }
     }
     L.r.assign(n, T(0));
+    L.e.assign(scaling && coarser ? n : 0, T(0));
+    L.ae.assign(scaling && coarser ? n : 0, T(0));
+    // Inner products on the level are sums over the processes.
+    L.backend = std::make_unique<cpu::VectorBackend<T>>(n, CycleSlots::kCount, &comm_);
+    L.scale_counter = 0;
     if (l + 1 == levels_.size() && want_coarse) continue;
     comm_.agree_on([&] { L.smoother = this->create_child("smoother"); });
     if (L.smoother) L.smoother->setup(L.A, false);

@@ -42,8 +42,9 @@
 // pattern (smoothed aggregation on its aggregates) and forms the products
 // anew.
 //
-// Cycles: V, W, F and the K-cycles CG and CGF, with the serial AMG's
-// recursion (amg/amg_cycle.cc); the K-cycle's inner products are global sums.
+// Cycles: the one cycle of amg/cycle.h (V, W, F, the K-cycles CG and CGF,
+// error scaling) on the distributed levels; its inner products are global
+// sums.
 #pragma once
 #include <memory>
 #include <string>
@@ -102,6 +103,11 @@ class DistAmg final : public Solver<T> {
     std::unique_ptr<Solver<T>> smoother;
     Vector<T> b, x, r;
     Vector<T> kr, kz, kp, ky;  // K-cycle: CG vectors (levels > 0)
+    Vector<T> e, ae;           // error scaling
+    // The level's CPU backend (inner products summed over the processes):
+    // the K-cycle's scalars and the error scaling's scale (amg/cycle.h).
+    std::unique_ptr<cpu::VectorBackend<T>> backend;
+    int scale_counter = 0;
     int64_t global_rows = 0, global_nnz = 0;
   };
 
@@ -132,22 +138,16 @@ class DistAmg final : public Solver<T> {
   void consolidate();
   // Resetup with the sparsity of the previous setup: new values only.
   void revalue();
+  // The levels as the one cycle of amg/cycle.h sees them
+  // (dist_amg_levels.cc): restriction and prolongation exchange along P's
+  // plan, the coarsest level is gathered to rank 0 and solved there.
+  class CycleLevels;
   void coarse_solve(const T* b, T* x);
-  // One cycle of kind `type` on level l (x = 0 on entry if x_is_zero):
-  // pre-smoothing, restriction, the coarser level by dispatch(),
-  // prolongation, post-smoothing.
-  void fixed(std::size_t l, CycleType type, const T* b, T* x, bool x_is_zero);
-  // Level m's system from x = 0: V once, W twice, F an F- then a V-cycle,
-  // CG/CGF cycle_iters steps of (flexible) CG preconditioned by the cycle.
-  void dispatch(std::size_t m, CycleType type);
-  // Global inner product of two level vectors (the same on every process).
-  double dot(const Level& L, const T* a, const T* b) const;
 
   Communicator comm_;
   const DistAmg* transpose_of_ = nullptr;  // set during make_transposed's setup
   std::vector<Level> levels_;
-  int presweeps_ = 1, postsweeps_ = 1, coarsest_sweeps_ = 2, cycle_iters_ = 2;
-  CycleType type_ = CycleType::kV;
+  CycleParams cycle_;
   // Consolidated coarsest level: the solver on rank 0 and the gather layout.
   std::unique_ptr<Solver<T>> coarse_;
   bool consolidated_ = false;

@@ -284,6 +284,21 @@ TEST(DistAmg, WFAndKCyclesMatchSerial) {
   }
 }
 
+// The distributed hierarchy runs the serial one's cycle (amg/cycle.h), so it
+// honours every cycle parameter: error scaling (its inner products summed
+// over processes), reused scales and finest_sweeps.
+TEST(DistAmg, ErrorScalingAndFinestSweepsMatchSerial) {
+  const auto A = testing::anisotropic2d<double>(30, 0.05);
+  auto with = [](std::string cfg, const std::string& extra) {
+    return cfg.replace(cfg.find(R"("cycle": "V")"), 12, R"("cycle": "V", )" + extra);
+  };
+  const std::string base = amg_config("PCGF", kJacobiL1, "SIZE_4");
+  expect_close_to_serial(A, with(base, R"("error_scaling": 2)"), "error_scaling 2");
+  expect_close_to_serial(A, with(base, R"("error_scaling": 3, "reuse_scale": 2)"),
+                         "error_scaling 3, reuse_scale 2");
+  expect_close_to_serial(A, with(base, R"("finest_sweeps": 3)"), "finest_sweeps 3");
+}
+
 }  // namespace
 }  // namespace jaxamg
 
