@@ -59,7 +59,7 @@ namespace cycle_steps {
 using S = CycleSlots;
 
 struct KStart {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     s[S::kGo] = 1.0;
     s[S::kRz] = s[S::kRzNew];
   }
@@ -67,7 +67,7 @@ struct KStart {
 // A zero residual or search direction: x is already the answer (and
 // dividing would put NaN into the hierarchy).
 struct KStep {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     if (s[S::kGo] == 0.0) return;
     if (s[S::kRz] == 0.0 || s[S::kYp] == 0.0) {
       s[S::kGo] = 0.0;
@@ -78,7 +78,7 @@ struct KStep {
 };
 struct KBeta {
   bool flexible;
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     if (s[S::kGo] == 0.0) return;
     if (flexible) {
       // <z_new, r_new - r_old> / <r, z> with r_new - r_old = -alpha A p.
@@ -91,7 +91,7 @@ struct KBeta {
 };
 // AmgX's error scaling: alpha = num / den, |alpha| kept in [0.3, 10].
 struct Scale {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     double alpha = s[S::kDen] == 0.0 ? 1.0 : s[S::kNum] / s[S::kDen];
     const double sign = alpha < 0 ? -1.0 : 1.0;
     const double mag = alpha < 0 ? -alpha : alpha;

@@ -17,13 +17,7 @@
 // on, 0 once it stopped.
 #pragma once
 
-#if defined(__CUDACC__)
-#define JAXAMG_HD __host__ __device__
-#else
-#define JAXAMG_HD
-#endif
-
-#include <cmath>
+#include "core/types.h"  // JAXAMG_HOST_DEVICE
 
 namespace jaxamg::backend {
 
@@ -38,20 +32,20 @@ constexpr int kAllLanes = -1;
 struct Coef {
   int slot;
   double factor;
-  JAXAMG_HD double value(const double* s) const { return slot < 0 ? factor : factor * s[slot]; }
+  JAXAMG_HOST_DEVICE double value(const double* s) const { return slot < 0 ? factor : factor * s[slot]; }
 };
 constexpr Coef slot(int s, double factor = 1.0) { return Coef{s, factor}; }
 constexpr Coef constant(double v) { return Coef{-1, v}; }
 
 // True if lane slots `s` are selected by `mask` (kAllLanes or a slot index).
-JAXAMG_HD inline bool selected(const double* s, int mask) { return mask < 0 || s[mask] != 0.0; }
+JAXAMG_HOST_DEVICE inline bool selected(const double* s, int mask) { return mask < 0 || s[mask] != 0.0; }
 
 // A denominator of a Krylov recurrence (rho, <p, Ap>, omega, ...) that cannot
 // be divided by: exactly zero or not finite. Tiny but nonzero values give
 // large, finite steps, which the convergence test and the loop's NaN/Inf
 // check then judge; a relative cut-off would need norms the methods do not
 // otherwise compute.
-JAXAMG_HD inline bool unusable_divisor(double d) {
+JAXAMG_HOST_DEVICE inline bool unusable_divisor(double d) {
   return d == 0.0 || d != d || d - d != 0.0;  // zero, NaN or infinite
 }
 

@@ -43,25 +43,25 @@ namespace bicgstab_steps {
 using S = BicgstabSlots;
 
 struct Init {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     if (s[S::kInit] != 0.0) s[S::kHasDir] = 0.0;
     s[S::kInit] = 0.0;
   }
 };
 struct Begin {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     s[S::kGo] = 1.0;
     s[S::kStop] = s[S::kHalf] = 0.0;
   }
 };
 struct Stop {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     s[S::kGo] = 0.0;
     s[S::kStop] = 1.0;
   }
 };
 struct Direction {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     s[S::kCopyDir] = s[S::kNextDir] = 0.0;
     // <r0, r> = 0: the shadow space is exhausted, unless r = 0.
     if (backend::unusable_divisor(s[S::kRhoNew])) return Stop{}(s);
@@ -78,14 +78,14 @@ struct Direction {
   }
 };
 struct Alpha {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     if (s[S::kGo] == 0.0) return;
     if (backend::unusable_divisor(s[S::kRv])) return Stop{}(s);
     s[S::kAlpha] = s[S::kRho] / s[S::kRv];
   }
 };
 struct Omega {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     if (s[S::kGo] == 0.0) return;
     // t = A M s = 0: the half step is kept; with s = 0 it is the solution.
     if (backend::unusable_divisor(s[S::kTt])) {

@@ -45,26 +45,26 @@ namespace cg_steps {
 using S = CgSlots;
 
 struct Init {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     if (s[S::kInit] != 0.0) s[S::kHasDir] = 0.0;
   }
 };
 struct EndInit {
-  JAXAMG_HD void operator()(double* s) const { s[S::kInit] = 0.0; }
+  JAXAMG_HOST_DEVICE void operator()(double* s) const { s[S::kInit] = 0.0; }
 };
 struct Begin {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     s[S::kGo] = 1.0;
     s[S::kStop] = 0.0;
   }
 };
 // Plain CG: the new <r, z> is the <r, r> of the last update.
 struct RzFromRr {
-  JAXAMG_HD void operator()(double* s) const { s[S::kRzNew] = s[S::kRr]; }
+  JAXAMG_HOST_DEVICE void operator()(double* s) const { s[S::kRzNew] = s[S::kRr]; }
 };
 struct Direction {
   bool flexible;
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     s[S::kCopyDir] = s[S::kNextDir] = 0.0;
     // <r, M r> = 0 with r != 0 (an indefinite or singular preconditioner)
     // ends the recurrence; r = 0 is the exact solution.
@@ -86,7 +86,7 @@ struct Direction {
   }
 };
 struct Step {
-  JAXAMG_HD void operator()(double* s) const {
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
     if (s[S::kGo] == 0.0) return;
     if (backend::unusable_divisor(s[S::kPq])) {
       s[S::kGo] = 0.0;

@@ -1,0 +1,206 @@
+// The CUDA backend of the algorithms written once over backends
+// (solvers/krylov/*_method.h, amg/cycle.h): one vector of n entries in device
+// memory, the method's scalar slots in device memory too. A slot update is a
+// one-thread kernel running the method's own functor (backend/slots.h), an
+// inner product a two-stage reduction that writes its slot, and a vector
+// update a kernel that reads its coefficients and its mask from the slots:
+// the host never waits between the kernels of an iteration, and a stopped
+// recurrence leaves its vectors as the CPU backend's early return does.
+//
+// Only nvcc compiles this header (the functors become kernels where the
+// method is instantiated, in a .cu file). Every kernel runs on the stream
+// given at construction; reductions sum in a fixed order, so two runs give
+// the same bits.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "backend/cuda/cuda_check.h"
+#include "backend/cuda/device_array.h"
+#include "backend/slots.h"
+
+namespace jaxamg::cuda {
+
+namespace vector_kernels {
+
+constexpr int kVectorThreads = 256;
+constexpr int kDotBlocks = 264;
+
+inline unsigned blocks_for(std::size_t n) {
+  const std::size_t b = (n + kVectorThreads - 1) / kVectorThreads;
+  return static_cast<unsigned>(b < 1 ? 1 : (b > 65535 * 8 ? 65535 * 8 : b));
+}
+
+#define JAXAMG_GRID_LOOP(i, n)                                                        \
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; \
+       i < (n); i += static_cast<std::size_t>(blockDim.x) * gridDim.x)
+
+template <class F>
+__global__ void update_kernel(F f, double* s) {
+  f(s);
+}
+
+struct SetSlot {
+  int slot;
+  double v;
+  __device__ void operator()(double* s) const { s[slot] = v; }
+};
+
+// Block-wide sum of v (the result in thread 0), in a fixed order.
+__device__ inline double block_sum(double v) {
+  __shared__ double shared[kVectorThreads / 32];
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  v = 0.0;
+  if (warp == 0) {
+    v = lane < kVectorThreads / 32 ? shared[lane] : 0.0;
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+  }
+  return v;
+}
+
+template <class T>
+__global__ void dot_partial_kernel(std::size_t n, const T* x, const T* y, double* work) {
+  double acc = 0.0;
+  JAXAMG_GRID_LOOP(i, n) acc += static_cast<double>(x[i]) * static_cast<double>(y[i]);
+  acc = block_sum(acc);
+  if (threadIdx.x == 0) work[blockIdx.x] = acc;
+}
+
+// static: each translation unit that instantiates a method has its own.
+static __global__ void dot_final_kernel(int parts, const double* work, double* s, int slot,
+                                        int mask) {
+  double acc = 0.0;
+  for (int i = threadIdx.x; i < parts; i += blockDim.x) acc += work[i];
+  acc = block_sum(acc);
+  if (threadIdx.x == 0 && backend::selected(s, mask)) s[slot] = acc;
+}
+
+template <class T>
+__global__ void copy_kernel(std::size_t n, const double* s, int mask, const T* x, T* y) {
+  if (!backend::selected(s, mask)) return;
+  JAXAMG_GRID_LOOP(i, n) y[i] = x[i];
+}
+
+template <class T>
+__global__ void axpy_kernel(std::size_t n, const double* s, int mask, backend::Coef a, const T* x,
+                            T* y) {
+  if (!backend::selected(s, mask)) return;
+  const T ca = static_cast<T>(a.value(s));
+  JAXAMG_GRID_LOOP(i, n) y[i] += ca * x[i];
+}
+
+// y = 1 x + b y, as cpu::axpby(1, x, b, y).
+template <class T>
+__global__ void xpby_kernel(std::size_t n, const double* s, int mask, const T* x, backend::Coef b,
+                            T* y) {
+  if (!backend::selected(s, mask)) return;
+  const T cb = static_cast<T>(b.value(s));
+  JAXAMG_GRID_LOOP(i, n) y[i] = T(1) * x[i] + cb * y[i];
+}
+
+template <class T>
+__global__ void axpbypcz_kernel(std::size_t n, const double* s, int mask, backend::Coef a,
+                                const T* x, backend::Coef b, const T* y, backend::Coef c, T* z) {
+  if (!backend::selected(s, mask)) return;
+  const T ca = static_cast<T>(a.value(s)), cb = static_cast<T>(b.value(s)),
+          cc = static_cast<T>(c.value(s));
+  JAXAMG_GRID_LOOP(i, n) z[i] = ca * x[i] + cb * y[i] + cc * z[i];
+}
+
+#undef JAXAMG_GRID_LOOP
+
+}  // namespace vector_kernels
+
+template <class T>
+class VectorBackend {
+ public:
+  using value_type = T;
+  using vector_type = DeviceArray<T>;
+
+  // n entries per vector, `slots` scalars, kernels on `stream`.
+  VectorBackend(std::size_t n, int slots, cudaStream_t stream)
+      : n_(n), m_(slots), stream_(stream), slots_(slots), work_(vector_kernels::kDotBlocks) {
+    check(cudaMemsetAsync(slots_.data(), 0, slots * sizeof(double), stream_), "cudaMemsetAsync");
+  }
+
+  std::size_t size() const { return n_; }
+  cudaStream_t stream() const { return stream_; }
+  vector_type make_vector() const {
+    vector_type v(n_);
+    check(cudaMemsetAsync(v.data(), 0, n_ * sizeof(T), stream_), "cudaMemsetAsync");
+    return v;
+  }
+  // The slots in device memory, and a copy of them on the host (waits for
+  // the stream).
+  double* device_slots() { return slots_.data(); }
+  std::vector<double> read_slots() const {
+    std::vector<double> host(m_);
+    check(cudaMemcpyAsync(host.data(), slots_.data(), m_ * sizeof(double),
+                          cudaMemcpyDeviceToHost, stream_),
+          "cudaMemcpyAsync (slots)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (slots)");
+    return host;
+  }
+  void set_slot(int slot, double v) {
+    vector_kernels::update_kernel<<<1, 1, 0, stream_>>>(vector_kernels::SetSlot{slot, v},
+                                                        slots_.data());
+    check_launch("slot update");
+  }
+
+  template <class F>
+  void update(const F& f) {
+    vector_kernels::update_kernel<<<1, 1, 0, stream_>>>(f, slots_.data());
+    check_launch("slot update");
+  }
+  // The slots stay on the device: a lane may be selected, so every masked
+  // kernel is launched and tests its mask itself.
+  bool any(int /*mask*/) const { return true; }
+
+  void dot(const T* x, const T* y, int slot, int mask = backend::kAllLanes) {
+    using namespace vector_kernels;
+    dot_partial_kernel<T><<<kDotBlocks, kVectorThreads, 0, stream_>>>(n_, x, y, work_.data());
+    check_launch("dot (partial sums)");
+    dot_final_kernel<<<1, kVectorThreads, 0, stream_>>>(kDotBlocks, work_.data(), slots_.data(), slot,
+                                                  mask);
+    check_launch("dot (final sum)");
+  }
+  void fill_zero(T* y) {
+    check(cudaMemsetAsync(y, 0, n_ * sizeof(T), stream_), "cudaMemsetAsync (fill_zero)");
+  }
+  void copy(const T* x, T* y, int mask) {
+    using namespace vector_kernels;
+    copy_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, x, y);
+    check_launch("copy");
+  }
+  void axpy(backend::Coef a, const T* x, T* y, int mask) {
+    using namespace vector_kernels;
+    axpy_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x, y);
+    check_launch("axpy");
+  }
+  void xpby(const T* x, backend::Coef b, T* y, int mask) {
+    using namespace vector_kernels;
+    xpby_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, x, b, y);
+    check_launch("xpby");
+  }
+  void axpbypcz(backend::Coef a, const T* x, backend::Coef b, const T* y, backend::Coef c, T* z,
+                int mask) {
+    using namespace vector_kernels;
+    axpbypcz_kernel<T>
+        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x, b, y, c, z);
+    check_launch("axpbypcz");
+  }
+
+ private:
+  std::size_t n_;
+  int m_;
+  cudaStream_t stream_;
+  DeviceArray<double> slots_;
+  DeviceArray<double> work_;
+};
+
+}  // namespace jaxamg::cuda
