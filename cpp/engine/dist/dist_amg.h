@@ -148,10 +148,10 @@ class DistAmg final : public Solver<T> {
   std::vector<Level> levels_;
   int presweeps_ = 1, postsweeps_ = 1, coarsest_sweeps_ = 2, cycle_iters_ = 2;
   CycleType type_ = CycleType::kV;
-  // Consolidated coarsest level: the solver on rank 0 and the gather layout.
+  // Consolidated coarsest level: the gathered system and its solver on rank 0.
+  std::unique_ptr<GatheredSystem<T>> gathered_;
   std::unique_ptr<Solver<T>> coarse_;
   bool consolidated_ = false;
-  std::vector<int> counts_, displs_;
   Vector<T> cb_, cx_;
 };
 
