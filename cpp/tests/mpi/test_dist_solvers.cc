@@ -112,7 +112,10 @@ TEST(DistSolverErrors, AZeroDiagonalIsNamedByItsGlobalRow) {
   const int64_t lo = starts[rank()], hi = starts[rank() + 1];
   auto rows = take_rows(A, lo, hi);
   for (const char* smoother : {R"({"solver": "BLOCK_JACOBI", "scope": "bj"})",
-                               R"({"solver": "GS", "scope": "gs"})"}) {
+                               R"({"solver": "GS", "scope": "gs"})",
+                               R"({"solver": "MULTICOLOR_GS", "scope": "mcgs"})",
+                               R"({"solver": "MULTICOLOR_DILU", "scope": "dilu"})",
+                               R"({"solver": "MULTICOLOR_ILU", "scope": "ilu"})"}) {
     dist::DistLinearSolver<double> s(config("PCG", smoother), MPI_COMM_WORLD);
     const std::string msg = error_of([&] {
       s.setup(lo, n, static_cast<Index>(hi - lo), rows.row_ptr.data(), rows.col.data(),

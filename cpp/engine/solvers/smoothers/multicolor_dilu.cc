@@ -29,8 +29,9 @@ void MulticolorDILUSolver<T>::solver_setup(bool reuse_structure) {
   }
   const CsrMatrix<T>& A = this->A_->dist ? own_ : *this->A_;
   const Index n = A.nrows;
-  smoothers::require_diag_index(A, "MULTICOLOR_DILU smoother");
-  require_nonzero_diagonal(A, "MULTICOLOR_DILU smoother");
+  // Checked on the distributed matrix, whose errors name global rows.
+  smoothers::require_diag_index(*this->A_, "MULTICOLOR_DILU smoother");
+  require_nonzero_diagonal(*this->A_, "MULTICOLOR_DILU smoother");
   if (!reuse_structure || coloring_.color.size() != static_cast<size_t>(n)) {
     coloring_ = smoothers::greedy_coloring(A);
     split_ = smoothers::split_by_color(A, coloring_);
@@ -80,8 +81,8 @@ void MulticolorDILUSolver<T>::solver_setup(bool reuse_structure) {
     }
   }
   if (bad_row >= 0) {
-    throw SetupError("MULTICOLOR_DILU smoother: the DILU diagonal of row " +
-                     std::to_string(bad_row) + " is " + format_number(bad_value) +
+    throw SetupError("MULTICOLOR_DILU smoother: the DILU diagonal of " +
+                     row_name(*this->A_, bad_row) + " is " + format_number(bad_value) +
                      " (e_i = a_ii - sum_j a_ij a_ji / e_j vanished); the matrix is too far from "
                      "diagonally dominant for DILU: use JACOBI_L1 or MULTICOLOR_GS");
   }

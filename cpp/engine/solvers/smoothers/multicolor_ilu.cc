@@ -34,8 +34,9 @@ void MulticolorILUSolver<T>::solver_setup(bool reuse_structure) {
   }
   const CsrMatrix<T>& A = this->A_->dist ? own_ : *this->A_;
   const Index n = A.nrows;
-  smoothers::require_diag_index(A, "MULTICOLOR_ILU smoother");
-  require_nonzero_diagonal(A, "MULTICOLOR_ILU smoother");
+  // Checked on the distributed matrix, whose errors name global rows.
+  smoothers::require_diag_index(*this->A_, "MULTICOLOR_ILU smoother");
+  require_nonzero_diagonal(*this->A_, "MULTICOLOR_ILU smoother");
   if (!reuse_structure || coloring_.color.size() != static_cast<size_t>(n)) {
     coloring_ = smoothers::greedy_coloring(A);
     split_ = smoothers::split_by_color(A, coloring_);
@@ -94,8 +95,8 @@ void MulticolorILUSolver<T>::solver_setup(bool reuse_structure) {
     }
   }
   if (bad_row >= 0) {
-    throw SetupError("MULTICOLOR_ILU smoother: the ILU(0) pivot of row " +
-                     std::to_string(bad_row) + " is " + format_number(bad_value) +
+    throw SetupError("MULTICOLOR_ILU smoother: the ILU(0) pivot of " +
+                     row_name(*this->A_, bad_row) + " is " + format_number(bad_value) +
                      "; the incomplete factorisation breaks down on this matrix: use "
                      "MULTICOLOR_GS or JACOBI_L1");
   }
