@@ -73,7 +73,8 @@ void expect_solved(const CsrMatrix<double>& A, const std::string& cfg, const cha
 
 // The colouring the multicolour smoothers use on the distributed matrix,
 // gathered, checked against the whole matrix's couplings in both directions.
-void expect_valid_coloring(const CsrMatrix<double>& A, Index block_dim, bool unequal) {
+void expect_valid_coloring(const CsrMatrix<double>& A, const char* what, Index block_dim,
+                           bool unequal) {
   const int n = A.nrows;
   const auto starts = partition_starts(n, size(), unequal, block_dim);
   const int64_t lo = starts[rank()], hi = starts[rank() + 1];
@@ -83,6 +84,11 @@ void expect_valid_coloring(const CsrMatrix<double>& A, Index block_dim, bool une
            rows.val.data(), static_cast<int64_t>(rows.col.size()), block_dim);
   const smoothers::Coloring c = smoothers::greedy_coloring(ds.matrix(), block_dim);
   ASSERT_EQ(c.color.size(), static_cast<std::size_t>(hi - lo));
+  if (rank() == 0) {
+    std::printf("[ COLORS   ] %s block_dim %d np=%d %s: serial %d, distributed %d\n", what,
+                static_cast<int>(block_dim), size(), unequal ? "unequal" : "equal",
+                smoothers::greedy_coloring(A, block_dim).num_colors, c.num_colors);
+  }
   EXPECT_TRUE(same_on_all_ranks(std::to_string(c.num_colors)));
   std::vector<int> counts(size()), displs(size());
   for (int r = 0; r < size(); ++r) {
@@ -114,9 +120,9 @@ TEST(DistColoring, CoupledRowsNeverShareAColourAcrossProcesses) {
   const auto poisson = random_poisson(8, 8, 8, 82);
   const auto blocks = random_matrix<double>(120, 6, false, 83);
   for (bool unequal : {false, true}) {
-    expect_valid_coloring(nonsym, 1, unequal);
-    expect_valid_coloring(poisson, 1, unequal);
-    expect_valid_coloring(blocks, 2, unequal);
+    expect_valid_coloring(nonsym, "random nonsymmetric", 1, unequal);
+    expect_valid_coloring(poisson, "Poisson 3D", 1, unequal);
+    expect_valid_coloring(blocks, "random nonsymmetric", 2, unequal);
   }
 }
 
