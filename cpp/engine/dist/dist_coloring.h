@@ -13,8 +13,9 @@
 // therefore never coloured in the same round, and each sees the other's
 // colour when its turn comes; neighbours on the same process are coloured
 // one after another and see each other at once. Nodes without off-process
-// neighbours (the interior) are coloured in the first round, as the serial
-// greedy colouring would. The rounds end when no process has an uncoloured
+// neighbours (the interior) are all coloured in the first round; boundary
+// nodes coloured later may need colours the serial greedy colouring does not
+// (5 rather than 2 on a 7-point stencil). The rounds end when no process has an uncoloured
 // node (the node of largest priority is always eligible, so each round
 // makes progress).
 //
