@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "core/types.h"
@@ -24,6 +25,23 @@ struct CsrMatrix;
 template <class T>
 class Solver;
 struct SolverContext;
+
+// A distributed system gathered on rank 0: the whole matrix once, then
+// vectors on demand. For solvers that only run on one process (a dense LU
+// factorisation, the coarsest level of a distributed AMG).
+template <class T>
+class GatheredSystem {
+ public:
+  virtual ~GatheredSystem() = default;
+  // The whole matrix in global numbering (canonical) on rank 0; null on
+  // the other processes.
+  virtual std::shared_ptr<const CsrMatrix<T>> matrix() const = 0;
+  // Collective. global (global_rows entries, read on rank 0 only) from
+  // every process's local (its owned rows).
+  virtual void gather(const T* local, T* global) const = 0;
+  // Collective. Each process's owned part of global (read on rank 0).
+  virtual void scatter(const T* global, T* local) const = 0;
+};
 
 // Reductions over the processes of one communicator.
 class Reducer {
@@ -52,6 +70,15 @@ class Distribution : public Reducer {
   virtual void residual(const CsrMatrix<T>& A, const T* x, const T* b, T* r) const = 0;
   // The ghost values of x (ncols - nrows entries, in ghost column order).
   virtual const T* ghost_values(const T* x) const = 0;
+  // Collective. A (with this Distribution's structure) gathered on rank 0.
+  virtual std::unique_ptr<GatheredSystem<T>> gather_system(const CsrMatrix<T>& A) const = 0;
+  // Collective. A colour per owned row such that two rows coupled in either
+  // direction, through an owned or a ghost column, never share a colour;
+  // with block_dim k > 1 the nodes (k consecutive rows) are coloured and a
+  // node's rows share its colour. *num_colors (the same on every process)
+  // is one more than the largest colour of any process.
+  virtual std::vector<int> color_rows(const CsrMatrix<T>& A, Index block_dim,
+                                      int* num_colors) const = 0;
   // The distributed multigrid that the engine's AMG (config scope `scope`)
   // hands its setup and cycles to on this matrix.
   virtual std::unique_ptr<Solver<T>> make_multigrid(SolverContext& ctx,

@@ -148,10 +148,10 @@ class DistAmg final : public Solver<T> {
   const DistAmg* transpose_of_ = nullptr;  // set during make_transposed's setup
   std::vector<Level> levels_;
   CycleParams cycle_;
-  // Consolidated coarsest level: the solver on rank 0 and the gather layout.
+  // Consolidated coarsest level: the gathered system and its solver on rank 0.
+  std::unique_ptr<GatheredSystem<T>> gathered_;
   std::unique_ptr<Solver<T>> coarse_;
   bool consolidated_ = false;
-  std::vector<int> counts_, displs_;
   Vector<T> cb_, cx_;
 };
 

@@ -116,12 +116,9 @@ class DistAmg<T>::CycleLevels {
 
 template <class T>
 void DistAmg<T>::coarse_solve(const T* b, T* x) {
-  const int n = levels_.back().A->nrows;
-  MPI_Gatherv(b, n, mpi_type<T>(), cb_.data(), counts_.data(), displs_.data(), mpi_type<T>(), 0,
-              comm_.comm());
-  if (comm_.rank() == 0) coarse_->solve(cb_.data(), cx_.data(), true);
-  MPI_Scatterv(cx_.data(), counts_.data(), displs_.data(), mpi_type<T>(), x, n, mpi_type<T>(), 0,
-               comm_.comm());
+  gathered_->gather(b, cb_.data());
+  if (coarse_) coarse_->solve(cb_.data(), cx_.data(), true);
+  gathered_->scatter(cx_.data(), x);
 }
 
 template <class T>

@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 #include "dist/dist_amg.h"
+#include "dist/dist_coloring.h"
+#include "dist/gathered.h"
 
 namespace jaxamg::dist {
 
@@ -71,6 +73,25 @@ template <class T>
 const T* DistOperator<T>::ghost_values(const T* x) const {
   plan_->exchange(x, ghost_.data());
   return ghost_.data();
+}
+
+template <class T>
+std::unique_ptr<GatheredSystem<T>> DistOperator<T>::gather_system(const CsrMatrix<T>& A) const {
+  return std::make_unique<Gathered<T>>(*this, A, "A");
+}
+
+template <class T>
+std::vector<int> DistOperator<T>::color_rows(const CsrMatrix<T>& A, Index block_dim,
+                                             int* num_colors) const {
+  return distributed_coloring(*this, A, block_dim, num_colors);
+}
+
+template <class T>
+std::vector<int64_t> ghost_global_ids(const DistOperator<T>& op, Index n) {
+  std::vector<int64_t> ids(n), ghosts(op.plan().num_ghosts());
+  for (Index i = 0; i < n; ++i) ids[i] = op.row_start() + i;
+  op.plan().exchange(ids.data(), ghosts.data());
+  return ghosts;
 }
 
 template <class T>
@@ -168,6 +189,7 @@ LocalMatrix<T> localize(const Communicator& comm, const RowPartition& part,
 
 #define JAXAMG_INSTANTIATE(T)                                                                  \
   template class DistOperator<T>;                                                              \
+  template std::vector<int64_t> ghost_global_ids(const DistOperator<T>&, Index);               \
   template std::shared_ptr<const HaloPlan> distribute(const Communicator&, const RowPartition&, \
                                                       const std::vector<int64_t>&,              \
                                                       CsrMatrix<T>&);                           \

@@ -26,6 +26,11 @@ class DistOperator final : public Distribution<T> {
   void spmv(const CsrMatrix<T>& A, const T* x, T* y) const override;
   void residual(const CsrMatrix<T>& A, const T* x, const T* b, T* r) const override;
   const T* ghost_values(const T* x) const override;
+  // Gathered on rank 0 (dist/gathered.h).
+  std::unique_ptr<GatheredSystem<T>> gather_system(const CsrMatrix<T>& A) const override;
+  // Distributed greedy colouring (dist/dist_coloring.h).
+  std::vector<int> color_rows(const CsrMatrix<T>& A, Index block_dim,
+                              int* num_colors) const override;
   // Distributed aggregation AMG (dist/dist_amg.h).
   std::unique_ptr<Solver<T>> make_multigrid(SolverContext& ctx,
                                             const std::string& scope) const override;
@@ -49,6 +54,11 @@ class DistOperator final : public Distribution<T> {
   std::vector<Index> interior_, boundary_;
   mutable std::vector<T> ghost_;
 };
+
+// Collective. The global ids of the ghost columns of a matrix with n owned
+// rows distributed by `op`: owners send their row ids along the halo plan.
+template <class T>
+std::vector<int64_t> ghost_global_ids(const DistOperator<T>& op, Index n);
 
 // The local rows with global column indices, as a caller hands them over.
 template <class T>

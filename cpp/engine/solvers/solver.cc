@@ -112,8 +112,8 @@ void Solver<T>::setup(std::shared_ptr<const CsrMatrix<T>> A, bool reuse_structur
   }
   if (A->dist && !supports_distribution()) {
     throw NotSupported(name_ + " (scope '" + scope_ + "') does not run on a matrix distributed "
-                       "over several processes; use PCG, PCGF, CG, PBICGSTAB, BICGSTAB, FGMRES or "
-                       "GMRES with AMG, JACOBI_L1, BLOCK_JACOBI, GS or CHEBYSHEV");
+                       "over several processes; use a Krylov method (PCG, FGMRES, IDR, ...) with "
+                       "AMG or a smoother (JACOBI_L1, GS, MULTICOLOR_GS, MULTICOLOR_DILU, ...)");
   }
   const double t0 = now_seconds();
   if (reuse_structure && A_ && (A_->nrows != A->nrows || A_->nnz() != A->nnz())) {

@@ -100,22 +100,6 @@ TEST(DistSmoothers, HybridBlockGaussSeidelPreconditionsAndConverges) {
   }
 }
 
-TEST(DistSolverErrors, SolversWithoutDistributedSupportAreRejected) {
-  const auto A = testing::poisson2d<double>(6);
-  const int n = A.nrows;
-  const auto starts = partition_starts(n, size(), false);
-  const int64_t lo = starts[rank()], hi = starts[rank() + 1];
-  auto rows = take_rows(A, lo, hi);
-  dist::DistLinearSolver<double> s(config("PCG", R"({"solver": "MULTICOLOR_GS", "scope": "mc"})"),
-                                   MPI_COMM_WORLD);
-  const std::string msg = error_of([&] {
-    s.setup(lo, n, static_cast<Index>(hi - lo), rows.row_ptr.data(), rows.col.data(),
-            rows.val.data(), static_cast<int64_t>(rows.col.size()));
-  });
-  EXPECT_NE(msg.find("MULTICOLOR_GS"), std::string::npos) << msg;
-  EXPECT_TRUE(same_on_all_ranks(msg));
-}
-
 TEST(DistSolverErrors, AZeroDiagonalIsNamedByItsGlobalRow) {
   // The last process's first row loses its diagonal: every process raises
   // with that row's global index, the user's numbering, not a local one.
@@ -128,7 +112,10 @@ TEST(DistSolverErrors, AZeroDiagonalIsNamedByItsGlobalRow) {
   const int64_t lo = starts[rank()], hi = starts[rank() + 1];
   auto rows = take_rows(A, lo, hi);
   for (const char* smoother : {R"({"solver": "BLOCK_JACOBI", "scope": "bj"})",
-                               R"({"solver": "GS", "scope": "gs"})"}) {
+                               R"({"solver": "GS", "scope": "gs"})",
+                               R"({"solver": "MULTICOLOR_GS", "scope": "mcgs"})",
+                               R"({"solver": "MULTICOLOR_DILU", "scope": "dilu"})",
+                               R"({"solver": "MULTICOLOR_ILU", "scope": "ilu"})"}) {
     dist::DistLinearSolver<double> s(config("PCG", smoother), MPI_COMM_WORLD);
     const std::string msg = error_of([&] {
       s.setup(lo, n, static_cast<Index>(hi - lo), rows.row_ptr.data(), rows.col.data(),

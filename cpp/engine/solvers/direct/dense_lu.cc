@@ -33,7 +33,23 @@ DenseLUSolver<T>::DenseLUSolver(SolverContext& ctx, const std::string& scope)
 
 template <class T>
 void DenseLUSolver<T>::solver_setup(bool /*reuse_structure*/) {
-  const CsrMatrix<T>& A = *this->A_;
+  gathered_.reset();
+  std::shared_ptr<const CsrMatrix<T>> whole = this->A_;
+  if (const Distribution<T>* dist = this->A_->dist.get()) {
+    // Collective; only rank 0 receives (and factors) the matrix. Its errors
+    // reach every process through setup's agreement.
+    gathered_ = dist->gather_system(*this->A_);
+    whole = gathered_->matrix();
+    gb_.assign(whole ? whole->nrows : 0, T(0));
+    gx_.assign(gb_.size(), T(0));
+    if (!whole) {
+      n_ = 0;
+      lu_.clear();
+      piv_.clear();
+      return;
+    }
+  }
+  const CsrMatrix<T>& A = *whole;
   n_ = A.nrows;
   const double bytes = static_cast<double>(n_) * n_ * sizeof(T);
   if (bytes > kMaxBytes) {
@@ -139,6 +155,18 @@ void DenseLUSolver<T>::factor() {
 template <class T>
 IterationResult DenseLUSolver<T>::solve_iteration(const T* b, T* x, bool /*x_is_zero*/) {
   // The exact solution does not depend on the initial guess: x = A^-1 b.
+  if (gathered_) {
+    gathered_->gather(b, gb_.data());
+    if (gathered_->matrix()) substitute(gb_.data(), gx_.data());
+    gathered_->scatter(gx_.data(), x);
+  } else {
+    substitute(b, x);
+  }
+  return IterationResult::kConverged;
+}
+
+template <class T>
+void DenseLUSolver<T>::substitute(const T* b, T* x) const {
   const Index n = n_;
   const T* a = lu_.data();
   if (x != b) std::copy(b, b + n, x);
@@ -157,7 +185,6 @@ IterationResult DenseLUSolver<T>::solve_iteration(const T* b, T* x, bool /*x_is_
     for (Index j = i + 1; j < n; ++j) s -= ri[j] * x[j];
     x[i] = s / ri[i];
   }
-  return IterationResult::kConverged;
 }
 
 template class DenseLUSolver<float>;

@@ -9,7 +9,15 @@
 // register-blocked product (dense_kernels.h), which does nearly all the
 // flops. A pivot below n * eps * max|a_ij| is treated as zero and raises
 // SetupError naming the pivot.
+//
+// On a matrix distributed over processes it gathers the whole system on
+// rank 0 (Distribution::gather_system, the code with which the distributed
+// AMG consolidates its coarsest level): the matrix once at setup, where
+// rank 0 factors it, and the right-hand side at each solve, whose solution
+// rank 0 scatters back. Memory and time are those of the serial solver on
+// rank 0; the other processes wait.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "solvers/solver.h"
@@ -29,13 +37,20 @@ class DenseLUSolver : public Solver<T> {
  protected:
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
+  bool supports_distribution() const override { return true; }
 
  private:
   void factor();
+  // Forward and back substitution of x = A^-1 b on the factors (n_ entries).
+  void substitute(const T* b, T* x) const;
 
   Index n_ = 0;
   std::vector<T> lu_;      // row-major n x n: L below the diagonal (unit), U on and above
   std::vector<Index> piv_; // row i was swapped with piv_[i] at step i
+  // Distributed: the system gathered on rank 0 (which alone factors it) and
+  // the whole b and x there.
+  std::unique_ptr<GatheredSystem<T>> gathered_;
+  std::vector<T> gb_, gx_;
 };
 
 }  // namespace jaxamg

@@ -13,7 +13,12 @@
 //
 // P is the initial residual for s = 1 (as AmgX, which uses b) and otherwise
 // s fixed pseudo-random vectors, orthonormalised, drawn once at setup so that
-// repeated solves are reproducible.
+// repeated solves are reproducible. Entry (i, j) is a function of the global
+// row id i and j alone, so a matrix distributed over processes gets the
+// serial P, and the products with A, inner products and norms all go through
+// Solver's distributed kernels: every process holds the same small systems
+// (M, f, c) and the distributed iterates equal the serial ones up to
+// rounding.
 //
 // With larger s the recurrence residual drifts from b - A x by thousands of
 // roundoffs of the largest residual seen (3e-4 relative in float for s = 8 on
@@ -24,7 +29,7 @@
 // residual instead of the initial one.
 #include <algorithm>
 #include <cmath>
-#include <random>
+#include <cstdint>
 
 #include "backend/cpu/blas.h"
 #include "solvers/krylov/arnoldi.h"
@@ -43,8 +48,6 @@ class Idr final : public KrylovSolver<T> {
   }
 
  protected:
-  // Its shadow-space products are not yet routed through global_dot.
-  bool supports_distribution() const override { return false; }
   using KrylovSolver<T>::A_;
   using KrylovSolver<T>::r_;
   using KrylovSolver<T>::rows;
@@ -53,7 +56,9 @@ class Idr final : public KrylovSolver<T> {
     const std::size_t n = rows();
     // More shadow vectors than unknowns cannot be independent (tiny systems,
     // coarse levels): the space is then all of R^n.
-    s_ = std::min<int>(s_param_, rows());
+    const Distribution<T>* dist = this->distribution();
+    const int64_t global_n = dist ? dist->global_rows() : rows();
+    s_ = static_cast<int>(std::min<int64_t>(s_param_, global_n));
     // The minimal-residual step keeps at least this cosine between t and r
     // (van Gijzen and Sonneveld's "maintaining the convergence"); AmgX uses
     // the plain minimal-residual omega for s = 1.
@@ -88,7 +93,7 @@ class Idr final : public KrylovSolver<T> {
     omega_ = 1.0;
     k_ = 0;
     first_cycle_ = true;
-    replaced_norm_ = cpu::norm(rows(), r_.data(), NormType::kL2);
+    replaced_norm_ = this->global_norm(rows(), r_.data(), NormType::kL2);
   }
 
   IterationResult solve_iteration(const T* b, T* x, bool /*x_is_zero*/) override {
@@ -99,18 +104,44 @@ class Idr final : public KrylovSolver<T> {
   T* col(Vector<T>& X, int i) { return X.data() + static_cast<std::size_t>(i) * rows(); }
   double& m(int i, int j) { return M_[i + static_cast<std::size_t>(j) * s_]; }
 
+  // A standard normal number from (global row, column): splitmix64 of the
+  // pair, then Box-Muller on its two 32-bit halves. Any partition of the
+  // rows draws the same P.
+  static double shadow_entry(int64_t row, int column) {
+    uint64_t z = 20111u + (static_cast<uint64_t>(row) * 64u + static_cast<uint64_t>(column)) *
+                              0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    const double u1 = (static_cast<double>(z >> 32) + 0.5) / 4294967296.0;
+    const double u2 = static_cast<double>(z & 0xffffffffu) / 4294967296.0;
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+
   void make_shadow_space() {
     const std::size_t n = rows();
-    std::mt19937 gen(20111u);
-    std::normal_distribution<double> dist;
-    for (auto& p : P_) p = static_cast<T>(dist(gen));
+    const Distribution<T>* dist = this->distribution();
+    const int64_t first = dist ? dist->row_start() : 0;
+    for (int i = 0; i < s_; ++i) {
+      T* p = col(P_, i);
+      for (std::size_t r = 0; r < n; ++r) p[r] = static_cast<T>(shadow_entry(first + r, i));
+    }
     for (int i = 0; i < s_; ++i) {
       for (int j = 0; j < i; ++j) {
-        const double h = cpu::dot(n, col(P_, i), col(P_, j));
+        const double h = this->global_dot(n, col(P_, i), col(P_, j));
         cpu::axpy<T>(n, static_cast<T>(-h), col(P_, j), col(P_, i));
       }
-      cpu::scale<T>(n, static_cast<T>(1.0 / cpu::norm(n, col(P_, i), NormType::kL2)), col(P_, i));
+      const double nrm = this->global_norm(n, col(P_, i), NormType::kL2);
+      cpu::scale<T>(n, static_cast<T>(1.0 / nrm), col(P_, i));
     }
+  }
+
+  // out[i] = p_i^T g for i in [first, s): local products, then one global
+  // sum for all of them (one reduction instead of s - first).
+  void shadow_products(int first, const T* g, double* out) {
+    const std::size_t n = rows();
+    for (int i = first; i < s_; ++i) out[i - first] = cpu::dot(n, col(P_, i), g);
+    if (const Distribution<T>* dist = this->distribution()) dist->sum(out, s_ - first);
   }
 
   IterationResult subspace_step(T* x) {
@@ -118,7 +149,7 @@ class Idr final : public KrylovSolver<T> {
     const int k = k_;
     T* r = r_.data();
     if (k == 0) {
-      for (int i = 0; i < s_; ++i) f_[i] = cpu::dot(n, col(P_, i), r);
+      shadow_products(0, r, f_.data());
     }
     // c = M(k:s, k:s) \ f(k:s); M is lower triangular with a checked diagonal.
     for (int i = k; i < s_; ++i) {
@@ -158,7 +189,7 @@ class Idr final : public KrylovSolver<T> {
       krylov::add_combination<T>(n, ptrs_.data(), cnt + 1, coef_.data(), uk);
     }
     T* gk = col(G_, k);
-    cpu::spmv(*A_, uk, gk);
+    this->matvec(uk, gk);
     biorthogonalize(k);
     if (unusable_divisor(m(k, k))) return this->stop_recurrence();
     const double beta = f_[k] / m(k, k);
@@ -176,7 +207,7 @@ class Idr final : public KrylovSolver<T> {
     T* gk = col(G_, k);
     T* uk = col(U_, k);
     if (batched_) {
-      for (int i = 0; i < s_; ++i) mu_[i] = cpu::dot(n, col(P_, i), gk);
+      shadow_products(0, gk, mu_.data());
       if (k > 0) {
         // a = M(0:k, 0:k) \ mu(0:k); g_k -= G a; u_k -= U a; mu(k:s) -= M a.
         for (int i = 0; i < k; ++i) {
@@ -198,11 +229,12 @@ class Idr final : public KrylovSolver<T> {
       for (int i = k; i < s_; ++i) m(i, k) = mu_[i];
     } else {
       for (int i = 0; i < k; ++i) {
-        const double a = cpu::dot(n, col(P_, i), gk) / m(i, i);
+        const double a = this->global_dot(n, col(P_, i), gk) / m(i, i);
         cpu::axpy<T>(n, static_cast<T>(-a), col(G_, i), gk);
         cpu::axpy<T>(n, static_cast<T>(-a), col(U_, i), uk);
       }
-      for (int i = k; i < s_; ++i) m(i, k) = cpu::dot(n, col(P_, i), gk);
+      shadow_products(k, gk, mu_.data());
+      for (int i = k; i < s_; ++i) m(i, k) = mu_[i - k];
     }
   }
 
@@ -215,14 +247,14 @@ class Idr final : public KrylovSolver<T> {
       this->precondition(r, z);
     }
     T* t = t_.data();
-    cpu::spmv(*A_, z, t);
-    const double nt = cpu::norm(n, t, NormType::kL2);
-    const double ts = cpu::dot(n, t, r);
+    this->matvec(z, t);
+    const double nt = this->global_norm(n, t, NormType::kL2);
+    const double ts = this->global_dot(n, t, r);
     // t = 0 or t orthogonal to r: no step reduces the residual.
     if (unusable_divisor(nt) || unusable_divisor(ts)) return this->stop_recurrence();
     double omega = ts / (nt * nt);
     if (angle_ > 0) {
-      const double rho = std::abs(ts) / (nt * cpu::norm(n, r, NormType::kL2));
+      const double rho = std::abs(ts) / (nt * this->global_norm(n, r, NormType::kL2));
       if (rho < angle_) omega *= angle_ / rho;
     }
     if (unusable_divisor(omega)) return this->stop_recurrence();
@@ -233,9 +265,9 @@ class Idr final : public KrylovSolver<T> {
     first_cycle_ = false;
     // Residual replacement between cycles (see the top of the file): the next
     // cycle starts from f = P^T r, so no bookkeeping depends on the old r.
-    const double rn = cpu::norm(n, r, NormType::kL2);
+    const double rn = this->global_norm(n, r, NormType::kL2);
     if (rn < kReplaceFactor * replaced_norm_) {
-      cpu::residual(*A_, x, b, r);
+      this->residual_of(x, b, r);
       replaced_norm_ = rn;
     }
     return IterationResult::kContinue;

@@ -124,6 +124,13 @@ template <class T>
 Coloring greedy_coloring(const CsrMatrix<T>& A, Index block_dim) {
   const Index n = A.nrows;
   const Index k = std::max<Index>(block_dim, 1);  // the caller checks that k divides n
+  if (A.dist) {
+    // Valid across processes too (dist/dist_coloring.h); collective.
+    Coloring c;
+    c.color = A.dist->color_rows(A, k, &c.num_colors);
+    group_rows(c);
+    return c;
+  }
   // Node-level pattern: node I's neighbours are the nodes of the columns of
   // its k rows (columns beyond n, a distributed matrix's ghosts, are not
   // coloured here), and, when the pattern is not symmetric, the nodes J

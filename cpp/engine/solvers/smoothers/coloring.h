@@ -7,6 +7,11 @@
 // and therefore few synchronisations per sweep. AmgX's coloring schemes
 // (MIN_MAX, MULTI_HASH, ...) are accepted by the config and produce this same
 // colouring; unlike AmgX's MIN_MAX, no rows are left uncoloured.
+//
+// A matrix distributed over processes is coloured by its Distribution
+// (Distribution::color_rows, a Jones-Plassmann scheme over the halo): rows
+// coupled through a ghost column get different colours too, and
+// num_colors is the same on every process.
 #pragma once
 #include <vector>
 

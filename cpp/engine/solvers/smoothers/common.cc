@@ -68,6 +68,25 @@ double read_relaxation_factor(double w, const std::string& who, const std::strin
   return w;
 }
 
+template <class T>
+CsrMatrix<T> owned_block(const CsrMatrix<T>& A) {
+  const Index n = A.nrows;
+  CsrMatrix<T> own(n, n);
+  own.block_dim = A.block_dim;
+  for (Index i = 0; i < n; ++i) {
+    // Columns are [owned | ghost] and sorted: the owned ones come first.
+    for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1] && A.col[k] < n; ++k) {
+      own.col.push_back(A.col[k]);
+      own.val.push_back(A.val[k]);
+    }
+    own.row_ptr[i + 1] = own.nnz();
+  }
+  own.find_diagonal();
+  return own;
+}
+
+template CsrMatrix<float> owned_block(const CsrMatrix<float>&);
+template CsrMatrix<double> owned_block(const CsrMatrix<double>&);
 template void diagonal_sweep(const CsrMatrix<float>&, const float*, const float*, float*, float*,
                              bool);
 template void diagonal_sweep(const CsrMatrix<double>&, const double*, const double*, double*,

@@ -46,6 +46,12 @@ void require_diag_index(const CsrMatrix<T>& A, const std::string& who);
 template <class T>
 void diagonal_sweep(const CsrMatrix<T>& A, const T* dw, const T* b, T* x, T* tmp, bool x_is_zero);
 
+// The owned square block of a distributed matrix (its ghost columns
+// dropped), with its diagonal index: what the rank-local factorisations of
+// MULTICOLOR_DILU and MULTICOLOR_ILU factor.
+template <class T>
+CsrMatrix<T> owned_block(const CsrMatrix<T>& A);
+
 // Checks relaxation_factor: 0 means 1 (as in AmgX's Jacobi smoothers);
 // values outside (0, 2] throw ConfigError naming the scope.
 double read_relaxation_factor(double w, const std::string& who, const std::string& scope);

@@ -18,10 +18,20 @@ MulticolorDILUSolver<T>::MulticolorDILUSolver(SolverContext& ctx, const std::str
 
 template <class T>
 void MulticolorDILUSolver<T>::solver_setup(bool reuse_structure) {
-  const CsrMatrix<T>& A = *this->A_;
+  // Distributed: the owned block alone is coloured and factored (block
+  // Jacobi across processes; see the top of the header).
+  if (this->A_->dist) {
+    own_ = smoothers::owned_block(*this->A_);
+    res_.resize(own_.nrows);
+  } else {
+    own_ = CsrMatrix<T>();
+    res_.clear();
+  }
+  const CsrMatrix<T>& A = this->A_->dist ? own_ : *this->A_;
   const Index n = A.nrows;
-  smoothers::require_diag_index(A, "MULTICOLOR_DILU smoother");
-  require_nonzero_diagonal(A, "MULTICOLOR_DILU smoother");
+  // Checked on the distributed matrix, whose errors name global rows.
+  smoothers::require_diag_index(*this->A_, "MULTICOLOR_DILU smoother");
+  require_nonzero_diagonal(*this->A_, "MULTICOLOR_DILU smoother");
   if (!reuse_structure || coloring_.color.size() != static_cast<size_t>(n)) {
     coloring_ = smoothers::greedy_coloring(A);
     split_ = smoothers::split_by_color(A, coloring_);
@@ -71,8 +81,8 @@ void MulticolorDILUSolver<T>::solver_setup(bool reuse_structure) {
     }
   }
   if (bad_row >= 0) {
-    throw SetupError("MULTICOLOR_DILU smoother: the DILU diagonal of row " +
-                     std::to_string(bad_row) + " is " + format_number(bad_value) +
+    throw SetupError("MULTICOLOR_DILU smoother: the DILU diagonal of " +
+                     row_name(*this->A_, bad_row) + " is " + format_number(bad_value) +
                      " (e_i = a_ii - sum_j a_ij a_ji / e_j vanished); the matrix is too far from "
                      "diagonally dominant for DILU: use JACOBI_L1 or MULTICOLOR_GS");
   }
@@ -80,6 +90,21 @@ void MulticolorDILUSolver<T>::solver_setup(bool reuse_structure) {
 
 template <class T>
 IterationResult MulticolorDILUSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
+  if (!this->A_->dist || x_is_zero) {
+    sweep(b, x, x_is_zero);  // a zero x has zero ghosts: the local sweep is exact
+    return IterationResult::kContinue;
+  }
+  // The residual with exchanged ghost values, then the local correction.
+  T* r = res_.data();
+  const Index n = this->A_->nrows;
+  this->residual_of(x, b, r);
+  sweep(r, r, true);
+  for (Index i = 0; i < n; ++i) x[i] += r[i];
+  return IterationResult::kContinue;
+}
+
+template <class T>
+void MulticolorDILUSolver<T>::sweep(const T* b, T* x, bool x_is_zero) {
   const Index n = this->A_->nrows;
   const Index* srp = split_.row_ptr.data();
   const Index* sc = split_.col.data();
@@ -124,7 +149,6 @@ IterationResult MulticolorDILUSolver<T>::solve_iteration(const T* b, T* x, bool 
       }
     }
   }
-  return IterationResult::kContinue;
 }
 
 template class MulticolorDILUSolver<float>;

@@ -6,6 +6,16 @@
 //   x <- x + w M^-1 (b - A x),  w = relaxation_factor,
 // with the residual computed inside the forward solve (one pass over A) and
 // the update inside the backward solve. Each colour is one parallel loop.
+//
+// On a matrix distributed over processes M is block diagonal, one block per
+// process: each process colours and factors its owned block (the couplings
+// to ghost columns dropped from E, L and U), and a sweep forms b - A x with
+// the halo-exchanged ghost values of x (the ghost couplings enter as in a
+// Jacobi step), then applies its block's M^-1 without further
+// communication. One halo exchange per sweep, and the same sweep on one
+// process as before; the preconditioner weakens with the number of
+// processes (AmgX instead exchanges the earlier colours' contributions to
+// E and the triangular solves' values per colour).
 #pragma once
 #include "solvers/smoothers/coloring.h"
 #include "solvers/solver.h"
@@ -21,9 +31,16 @@ class MulticolorDILUSolver : public Solver<T> {
  protected:
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
+  bool supports_distribution() const override { return true; }
 
  private:
+  // One sweep x <- x + w M^-1 (b - A x) on the factored (local) matrix;
+  // x may alias b when x_is_zero.
+  void sweep(const T* b, T* x, bool x_is_zero);
+
   T w_;
+  CsrMatrix<T> own_;  // distributed: the owned block that is coloured and factored
+  Vector<T> res_;     // distributed: the residual, then the correction
   smoothers::Coloring coloring_;
   smoothers::ColorSplit split_;
   std::vector<Index> transposed_;  // split position of a_ji for each a_ij, or -1

@@ -22,14 +22,27 @@ void MulticolorGSSolver<T>::solver_setup(bool reuse_structure) {
   const Index k = std::max<Index>(A.block_dim, 1);
   // Throws for a missing or zero diagonal entry or, for blocks, for a
   // singular diagonal block (a block may have zeros on its diagonal).
-  if (k > 1) {
-    smoothers::inverse_block_diagonal(A, k, w_, "MULTICOLOR_GS smoother", binv_);
+  auto check = [&] {
+    if (k > 1) {
+      smoothers::inverse_block_diagonal(A, k, w_, "MULTICOLOR_GS smoother", binv_);
+    } else {
+      smoothers::require_diag_index(A, "MULTICOLOR_GS smoother");
+      require_nonzero_diagonal(A, "MULTICOLOR_GS smoother");
+      binv_.clear();
+    }
+  };
+  bool recolor = !reuse_structure || k != k_ || coloring_.rows.size() != static_cast<size_t>(n);
+  if (const Distribution<T>* dist = A.dist.get()) {
+    // The colouring is collective: every process agrees on the checks and
+    // on whether to colour before any of them starts.
+    int kind = 0;
+    const std::string error = capture_error(check, &kind);
+    dist->agree(error, kind);
+    recolor = dist->max(recolor ? 1.0 : 0.0) > 0;
   } else {
-    smoothers::require_diag_index(A, "MULTICOLOR_GS smoother");
-    require_nonzero_diagonal(A, "MULTICOLOR_GS smoother");
-    binv_.clear();
+    check();
   }
-  if (!reuse_structure || k != k_ || coloring_.rows.size() != static_cast<size_t>(n)) {
+  if (recolor) {
     coloring_ = smoothers::greedy_coloring(A, k);
     // The sweeps need only the rows grouped by colour; coloring() forms the
     // colour of each row again from them.
@@ -48,8 +61,9 @@ smoothers::Coloring MulticolorGSSolver<T>::coloring() const {
 }
 
 template <class T>
-void MulticolorGSSolver<T>::relax_node(Index first, const T* b, T* x) const {
+void MulticolorGSSolver<T>::relax_node(Index first, const T* b, T* x, const T* ghost) const {
   const CsrMatrix<T>& A = *this->A_;
+  const Index n = A.nrows;
   const Index k = k_;
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
@@ -64,15 +78,61 @@ void MulticolorGSSolver<T>::relax_node(Index first, const T* b, T* x) const {
   for (Index c = 0; c < k; ++c) {
     const Index i = first + c;
     T s = b[i];
-    for (Index q = rp[i]; q < rp[i + 1]; ++q) s -= v[q] * x[ci[q]];
+    for (Index q = rp[i]; q < rp[i + 1]; ++q) {
+      const Index j = ci[q];
+      s -= v[q] * (j < n ? x[j] : ghost[j - n]);
+    }
     rr[c] = s;
   }
   smoothers::apply_block(binv_.data() + (first / k) * k * k, rr, x + first, k, true);
 }
 
 template <class T>
+void MulticolorGSSolver<T>::distributed_sweep(const T* b, T* x, bool x_is_zero) {
+  const CsrMatrix<T>& A = *this->A_;
+  const Index n = A.nrows;
+  const Index* rp = A.row_ptr.data();
+  const Index* ci = A.col.data();
+  const Index* dp = A.diag_pos.data();
+  const T* v = A.val.data();
+  const T w = w_;
+  const Index* cp = coloring_.color_ptr.data();
+  const Index* rows = coloring_.rows.data();
+  if (x_is_zero) std::fill(x, x + n, T(0));
+  auto relax = [&](int c) {
+    // Every process exchanges for every colour (it is collective), also
+    // where it owns no row of that colour.
+    const T* g = A.dist->ghost_values(x);
+    if (k_ > 1) {
+#pragma omp parallel for schedule(static) if (cp[c + 1] - cp[c] > smoothers::kParallelRows)
+      for (Index p = cp[c]; p < cp[c + 1]; p += k_) relax_node(rows[p], b, x, g);
+      return;
+    }
+#pragma omp parallel for schedule(static) if (cp[c + 1] - cp[c] > smoothers::kParallelRows)
+    for (Index p = cp[c]; p < cp[c + 1]; ++p) {
+      const Index i = rows[p];
+      T r = b[i];
+      for (Index q = rp[i]; q < rp[i + 1]; ++q) {
+        const Index j = ci[q];
+        r -= v[q] * (j < n ? x[j] : g[j - n]);
+      }
+      x[i] += w * (T(1) / v[dp[i]]) * r;
+    }
+  };
+  const int nc = coloring_.num_colors;
+  for (int c = 0; c < nc; ++c) relax(c);
+  if (symmetric_) {
+    for (int c = nc - 1; c >= 0; --c) relax(c);
+  }
+}
+
+template <class T>
 IterationResult MulticolorGSSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
   const CsrMatrix<T>& A = *this->A_;
+  if (A.dist) {
+    distributed_sweep(b, x, x_is_zero);
+    return IterationResult::kContinue;
+  }
   const Index n = A.nrows;
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
@@ -97,7 +157,7 @@ IterationResult MulticolorGSSolver<T>::solve_iteration(const T* b, T* x, bool x_
     auto relax = [&](int c) {
       if (block > 1) {
 #pragma omp for schedule(static)
-        for (Index p = cp[c]; p < cp[c + 1]; p += block) relax_node(rows[p], b, x);
+        for (Index p = cp[c]; p < cp[c + 1]; p += block) relax_node(rows[p], b, x, nullptr);
         return;
       }
       // A colour's rows are scattered over A: each is fetched a few rows

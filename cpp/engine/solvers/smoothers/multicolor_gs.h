@@ -12,6 +12,13 @@
 // consecutive rows) are coloured, and each node update is
 //   x_I <- x_I + w D_I^-1 (b_I - sum_J A_IJ x_J)
 // with the k x k diagonal blocks D_I inverted at setup.
+//
+// On a matrix distributed over processes the colouring is valid across
+// processes (coloring.h), so a colour's rows are updated on every process
+// at once: before each colour the ghost values of x are exchanged, and the
+// sweep is the serial multicolour Gauss-Seidel of the whole matrix with that
+// colouring (the same iterates on any number of processes, for that
+// colouring). That is one halo exchange per colour and sweep direction.
 #pragma once
 #include "solvers/smoothers/coloring.h"
 #include "solvers/solver.h"
@@ -29,10 +36,14 @@ class MulticolorGSSolver : public Solver<T> {
  protected:
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
+  bool supports_distribution() const override { return true; }
 
  private:
   // The block update of the node whose k rows start at row `first`.
-  void relax_node(Index first, const T* b, T* x) const;
+  // Ghost column c >= n reads ghost[c - n] (nullptr on one process).
+  void relax_node(Index first, const T* b, T* x, const T* ghost) const;
+  // The sweep on a distributed matrix: a halo exchange before each colour.
+  void distributed_sweep(const T* b, T* x, bool x_is_zero);
 
   T w_;
   bool symmetric_;

@@ -23,10 +23,20 @@ MulticolorILUSolver<T>::MulticolorILUSolver(SolverContext& ctx, const std::strin
 
 template <class T>
 void MulticolorILUSolver<T>::solver_setup(bool reuse_structure) {
-  const CsrMatrix<T>& A = *this->A_;
+  // Distributed: the owned block alone is coloured and factored (block
+  // Jacobi across processes; see the top of the header).
+  if (this->A_->dist) {
+    own_ = smoothers::owned_block(*this->A_);
+    res_.resize(own_.nrows);
+  } else {
+    own_ = CsrMatrix<T>();
+    res_.clear();
+  }
+  const CsrMatrix<T>& A = this->A_->dist ? own_ : *this->A_;
   const Index n = A.nrows;
-  smoothers::require_diag_index(A, "MULTICOLOR_ILU smoother");
-  require_nonzero_diagonal(A, "MULTICOLOR_ILU smoother");
+  // Checked on the distributed matrix, whose errors name global rows.
+  smoothers::require_diag_index(*this->A_, "MULTICOLOR_ILU smoother");
+  require_nonzero_diagonal(*this->A_, "MULTICOLOR_ILU smoother");
   if (!reuse_structure || coloring_.color.size() != static_cast<size_t>(n)) {
     coloring_ = smoothers::greedy_coloring(A);
     split_ = smoothers::split_by_color(A, coloring_);
@@ -85,8 +95,8 @@ void MulticolorILUSolver<T>::solver_setup(bool reuse_structure) {
     }
   }
   if (bad_row >= 0) {
-    throw SetupError("MULTICOLOR_ILU smoother: the ILU(0) pivot of row " +
-                     std::to_string(bad_row) + " is " + format_number(bad_value) +
+    throw SetupError("MULTICOLOR_ILU smoother: the ILU(0) pivot of " +
+                     row_name(*this->A_, bad_row) + " is " + format_number(bad_value) +
                      "; the incomplete factorisation breaks down on this matrix: use "
                      "MULTICOLOR_GS or JACOBI_L1");
   }
@@ -94,6 +104,21 @@ void MulticolorILUSolver<T>::solver_setup(bool reuse_structure) {
 
 template <class T>
 IterationResult MulticolorILUSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
+  if (!this->A_->dist || x_is_zero) {
+    sweep(b, x, x_is_zero);  // a zero x has zero ghosts: the local sweep is exact
+    return IterationResult::kContinue;
+  }
+  // The residual with exchanged ghost values, then the local correction.
+  T* r = res_.data();
+  const Index n = this->A_->nrows;
+  this->residual_of(x, b, r);
+  sweep(r, r, true);
+  for (Index i = 0; i < n; ++i) x[i] += r[i];
+  return IterationResult::kContinue;
+}
+
+template <class T>
+void MulticolorILUSolver<T>::sweep(const T* b, T* x, bool x_is_zero) {
   const Index n = this->A_->nrows;
   const Index* srp = split_.row_ptr.data();
   const Index* sc = split_.col.data();
@@ -134,7 +159,6 @@ IterationResult MulticolorILUSolver<T>::solve_iteration(const T* b, T* x, bool x
       }
     }
   }
-  return IterationResult::kContinue;
 }
 
 template class MulticolorILUSolver<float>;

@@ -12,6 +12,12 @@
 // matrix red-black ordering drops the fill (i-1, i+1)), so even a
 // tridiagonal matrix is not solved exactly unless its elimination creates
 // no fill. Only ilu_sparsity_level 0 is implemented.
+//
+// On a matrix distributed over processes the factorisation is block
+// diagonal, one block per process, as for MULTICOLOR_DILU: each process
+// colours and factors its owned block (ghost couplings dropped), and a
+// sweep forms b - A x with the halo-exchanged ghost values of x, then
+// solves with its own factors. One halo exchange per sweep.
 #pragma once
 #include "solvers/smoothers/coloring.h"
 #include "solvers/solver.h"
@@ -27,9 +33,16 @@ class MulticolorILUSolver : public Solver<T> {
  protected:
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
+  bool supports_distribution() const override { return true; }
 
  private:
+  // One sweep x <- x + w M^-1 (b - A x) on the factored (local) matrix;
+  // x may alias b when x_is_zero.
+  void sweep(const T* b, T* x, bool x_is_zero);
+
   T w_;
+  CsrMatrix<T> own_;  // distributed: the owned block that is coloured and factored
+  Vector<T> res_;     // distributed: the residual, then the correction
   smoothers::Coloring coloring_;
   smoothers::ColorSplit split_;
   Vector<T> val_;    // A's values in split layout (for the residual)

@@ -14,6 +14,7 @@ class NoSolver : public Solver<T> {
  protected:
   void solver_setup(bool /*reuse_structure*/) override {}
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
+  bool supports_distribution() const override { return true; }  // touches no operator
 };
 
 }  // namespace jaxamg
