@@ -13,10 +13,10 @@ cpp/engine, e.g. ``backend``; ``ffi`` and ``bindings`` are folders of cpp/):
   engine/backend   core, backend                         primitives (kernels,
                                                          storage) below the
                                                          algorithms
-  engine/*         any engine layer but gpu_legacy;      the engine knows nothing
-                   never ffi, bindings                   of JAX or Python; MPI
-                   dist only from dist                   stays in jaxamg_dist
-  engine/          any engine layer;                     the one exception: the
+  engine/*         any engine layer but gpu_legacy       the engine knows nothing
+                   and dist (dist itself: dist too);     of JAX or Python; MPI
+                   never ffi, bindings                   stays in jaxamg_dist
+  engine/          any engine layer but dist;            the one exception: the
    gpu_legacy      never ffi, bindings                   present device path,
                                                          deleted once the engine
                                                          runs on a CUDA backend
@@ -26,9 +26,10 @@ cpp/engine, e.g. ``backend``; ``ffi`` and ``bindings`` are folders of cpp/):
 
 An include is resolved first against the including file's folder (so
 ``"../solvers/x.h"`` counts as solvers), then against cpp/engine (the
-engine's include root), then cpp/; one that names none of these folders (a
-third-party header such as ``"xla/ffi/api/ffi.h"``) is not checked. Angle
-includes are system and third-party headers and are not checked.
+engine's include root); ``"ffi/..."`` and ``"bindings/..."`` name those
+folders of cpp/. Any other include (a third-party header such as
+``"xla/ffi/api/ffi.h"``) is not checked, nor are angle includes (system and
+third-party headers).
 
 Usage: ``python tools/check_layers.py [CPP_DIR]`` (default: the cpp/ of this
 repository). Prints ``file:line: rule`` per violation and exits 1 if any.
@@ -50,7 +51,7 @@ ALLOWED = {
     "backend": {"core", "backend"},
 }
 # The one folder of cpp/engine that may break the rules above (it may include
-# every engine layer); no other engine folder may include it.
+# every engine layer but dist); no other engine folder may include it.
 EXCEPTION = "gpu_legacy"
 # Engine layers only they themselves may include (MPI lives in dist alone).
 PRIVATE = {"dist", EXCEPTION}
