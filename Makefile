@@ -4,9 +4,12 @@
 #
 #   make          the .venv with jaxamg installed editable (rerun after C++
 #                 changes: the compiled module is rebuilt only by `make`)
-#   make test     C++ tests (ctest), the C++ tests under ASan+UBSan, the
-#                 fuzzers (FUZZ_SECONDS each), Python tests (pytest) and the
-#                 MPI suites under mpirun (py-test-mpi)
+#   make test     the layering check (check-layers), C++ tests (ctest), the
+#                 C++ tests under ASan+UBSan, the fuzzers (FUZZ_SECONDS each),
+#                 Python tests (pytest) and the MPI suites under mpirun
+#                 (py-test-mpi)
+#   make check-layers   which folder of cpp/ may include which
+#                 (tools/check_layers.py lists the rules)
 #   make cpp-test-sanitize   the C++ tests built with ASan+UBSan (build/asan)
 #   make fuzz     the libFuzzer targets of cpp/fuzz, FUZZ_SECONDS each (build/fuzz)
 #   make bench    benchmarks (bench/run.py)
@@ -53,7 +56,7 @@ NATIVE_INPUTS := $(shell find cpp -path cpp/tests -prune -o -print 2>/dev/null) 
 
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 
-.PHONY: venv test cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs
+.PHONY: venv test check-layers cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs
 
 venv: $(VENV)/.installed
 
@@ -84,7 +87,13 @@ $(VENV)/.installed: $(VENV)/.build-deps $(NATIVE_INPUTS) | sysdeps
 	$(PIP) install -q --no-build-isolation -Cbuild-dir=$(EDITABLE_BUILD) -e '.[dev]'
 	@touch $@
 
-test: docs cpp-test cpp-test-sanitize fuzz py-test py-test-mpi
+test: check-layers docs cpp-test cpp-test-sanitize fuzz py-test py-test-mpi
+
+# First and cheap (no build): a backend that includes the layers above it,
+# or an engine file that includes the front ends, fails before anything
+# compiles.
+check-layers:
+	$(PYTHON) tools/check_layers.py
 
 cpp-test: sysdeps
 	cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -34,11 +34,11 @@
 #include <vector>
 
 #include "backend/cuda/cuda_check.h"
-#include "backend/cuda/device_setup_solver.h"
-#include "backend/cuda/device_solver.h"
 #include "backend/cuda/kernels.h"
 #include "backend/cuda/setup/canonical_pattern.h"
 #include "cuda_solve_handler.h"
+#include "gpu_legacy/device_setup_solver.h"
+#include "gpu_legacy/device_solver.h"
 #include "handler_common.h"
 #include "solver_cache.h"
 #include "xla/ffi/api/ffi.h"

@@ -2,7 +2,7 @@
 // criterion, tolerances and the precision's floor. Every solve loop tests
 // through Solver::converged_with, which applies this one rule: Solver::solve,
 // the batched solves (batched/) and the CUDA backend's loop
-// (backend/cuda/device_solver.cc, which reads each residual norm back and
+// (gpu_legacy/device_solver.cc, which reads each residual norm back and
 // tests it on the host). The test is inline and marked __host__ __device__
 // under nvcc, so device code may evaluate the same rule too.
 #pragma once

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "backend/cuda/device_array.h"
-#include "backend/cuda/setup/device_aggregates.h"
 #include "core/csr_matrix.h"
+#include "gpu_legacy/setup/device_aggregates.h"
 
 namespace jaxamg::testing {
 

@@ -19,9 +19,9 @@
 #include "api/linear_solver.h"
 #include "backend/cuda/device_array.h"
 #include "backend/cuda/device_csr.h"
-#include "backend/cuda/device_solver.h"
-#include "backend/cuda/small_cg.h"
 #include "cuda/gpu_testing.h"
+#include "gpu_legacy/device_solver.h"
+#include "gpu_legacy/small_cg.h"
 #include "problems.h"
 
 namespace jaxamg::testing_small_cg {

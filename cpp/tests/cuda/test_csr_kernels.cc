@@ -18,9 +18,9 @@
 #include "backend/cuda/csr_kernels.h"
 #include "backend/cuda/device_array.h"
 #include "backend/cuda/device_csr.h"
-#include "backend/cuda/device_solver.h"
 #include "core/error.h"
 #include "cuda/gpu_testing.h"
+#include "gpu_legacy/device_solver.h"
 #include "problems.h"
 
 namespace jaxamg {

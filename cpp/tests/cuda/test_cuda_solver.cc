@@ -11,8 +11,8 @@
 
 #include "api/linear_solver.h"
 #include "backend/cuda/device_array.h"
-#include "backend/cuda/device_solver.h"
 #include "cuda/gpu_testing.h"
+#include "gpu_legacy/device_solver.h"
 #include "problems.h"
 
 namespace jaxamg {

@@ -20,14 +20,14 @@
 #include <vector>
 
 #include "api/linear_solver.h"
-#include "backend/cuda/setup/device_aggregation_setup.h"
 #include "backend/cuda/device_array.h"
-#include "backend/cuda/device_setup_solver.h"
-#include "backend/cuda/device_solver.h"
 #include "backend/cuda/setup/canonical_pattern.h"
 #include "core/error.h"
 #include "cuda/device_setup_testing.h"
 #include "cuda/gpu_testing.h"
+#include "gpu_legacy/device_setup_solver.h"
+#include "gpu_legacy/device_solver.h"
+#include "gpu_legacy/setup/device_aggregation_setup.h"
 #include "problems.h"
 
 namespace jaxamg {
