@@ -56,7 +56,7 @@ NATIVE_INPUTS := $(shell find cpp -path cpp/tests -prune -o -print 2>/dev/null) 
 
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 
-.PHONY: venv test check-layers cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs
+.PHONY: venv test check-layers cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs sweep
 
 venv: $(VENV)/.installed
 
@@ -146,6 +146,12 @@ docs: venv $(VENV)/.docs-deps
 
 py-test: venv
 	$(VPY) -m pytest
+
+# The long configuration sweep (a 3-wise design), serial and on 2 MPI ranks.
+sweep: venv
+	JAXAMG_SWEEP=long $(VPY) -m pytest -q tests/test_sweep.py
+	export $(MPI_ENV); JAXAMG_SWEEP=long timeout $(MPI_TIMEOUT) mpirun --oversubscribe -n 2 \
+	  $(VPY) -m pytest -p no:cacheprovider -q tests/mpi/test_sweep_mpi.py
 
 # The MPI suites: tests/mpi under mpirun at each of MPI_RANKS process counts
 # (every rank runs pytest), then the C++ tests labelled mpi (built by

@@ -9,7 +9,8 @@ clearing the cache; with values that change every call) minus the cached
 call, the handler's own setup/resetup time (`last_solve()["refresh_ms"]`), iterations, operator complexity, the
 traffic model (bytes per iteration, counted by the device solver) over the
 measured copy bandwidth against the measured time per iteration, the true
-residual, and the gradient (forward + adjoint) time; then jax.scipy CG with
+residual, and jax.value_and_grad of sum(x**2) with respect to the matrix
+values and b (forward + adjoint solve, on a warm cache); then jax.scipy CG with
 the BCSR matrix passed as an argument (not closed over) and CuPy CG.
 
     python bench/gpu/bench_poisson_gpu.py --sizes 128 192 [--configs pcg_classical_l1]
@@ -107,18 +108,20 @@ def with_amg_precision(cfg: dict, precision: str) -> dict:
     return out
 
 
-def poisson3d(m: int) -> sp.csr_matrix:
-    """7-point Laplacian on an m^3 grid, Dirichlet, rows in x-fastest order."""
+def poisson3d(m: int, convection: float = 0.0) -> sp.csr_matrix:
+    """7-point Laplacian on an m^3 grid, Dirichlet, rows in x-fastest order;
+    `convection` > 0 adds a first-order upwind term c * du/dx (nonsymmetric)."""
     n = m**3
     idx = np.arange(n, dtype=np.int64)
     i, j, k = idx % m, (idx // m) % m, idx // (m * m)
     rows, cols, vals = [idx], [idx], [np.full(n, 6.0)]
+    vals[0] = vals[0] + convection
     for off, ok in ((1, i > 0), (-1, i < m - 1), (m, j > 0), (-m, j < m - 1),
                     (m * m, k > 0), (-m * m, k < m - 1)):
         r = idx[ok]
         rows.append(r)
         cols.append(r - off)
-        vals.append(np.full(r.size, -1.0))
+        vals.append(np.full(r.size, -1.0 - (convection if off == 1 else 0.0)))
     A = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                       shape=(n, n))
     A.sort_indices()
@@ -211,13 +214,17 @@ def bench_jaxamg(name, cfg, A, Mg, bg, bw, out):
     op_cx = sum(l[1] for l in levels) / levels[0][1]
     relres = true_relres(Mg, x, bg)
     bytes_it = last["bytes"] / max(its, 1)
-    # Gradient (forward + adjoint) with respect to b, jitted, warm.
-    def loss(M, rhs):
-        return jnp.sum(jaxamg.solve(M, rhs, config=cfg)[0])
+    # value_and_grad of a loss that uses the solution (so XLA cannot drop the
+    # forward solve), with respect to the matrix values and b, jitted, warm:
+    # one forward solve, one adjoint solve on the forward's setup, and the
+    # outer product over the pattern.
+    def loss(data, rhs):
+        M = jsparse.BCSR((data, Mg.indices, Mg.indptr), shape=Mg.shape)
+        return jnp.sum(jaxamg.solve(M, rhs, config=cfg)[0] ** 2)
 
-    g = jax.jit(jax.grad(loss, argnums=1))
-    sync(g(Mg, bg))
-    grad_med, _, _ = timed(lambda: g(Mg, bg), repeat=5)
+    vg = jax.jit(jax.value_and_grad(loss, argnums=(0, 1)))
+    sync(vg(Mg.data, bg))
+    grad_med, _, _ = timed(lambda: vg(Mg.data, bg), repeat=5)
     row = {
         "method": f"jaxamg {name}", "n": A.shape[0], "nnz": A.nnz,
         "setup_on_device": setup_on_device,
@@ -230,8 +237,8 @@ def bench_jaxamg(name, cfg, A, Mg, bg, bw, out):
         "iterations": its, "status": int(info["status"]), "true_relres": relres,
         "levels": len(levels), "op_complexity": op_cx,
         "bytes_per_iter": bytes_it, "model_s_per_iter": bytes_it / bw,
-        "measured_s_per_iter": solve_med / max(its, 1), "grad_s": grad_med,
-        "grad_over_solve": grad_med / solve_med,
+        "measured_s_per_iter": solve_med / max(its, 1), "value_and_grad_s": grad_med,
+        "value_and_grad_over_solve": grad_med / solve_med,
     }
     out.append(row)
     print(json.dumps(row), flush=True)
@@ -289,6 +296,9 @@ def main():
                     help="x_amg_precision of the AMG scopes (FLOAT: float32 hierarchy)")
     ap.add_argument("--spmv", nargs="+", default=["own"], choices=["own", "cusparse"],
                     help="JAXAMG_SPMV: the fused own kernels or cuSPARSE's SpMV")
+    ap.add_argument("--convection", type=float, default=0.0,
+                    help="upwind convection coefficient: a nonsymmetric matrix, solved "
+                         "with PBICGSTAB in place of PCG (the jax/CuPy CG peers are skipped)")
     args = ap.parse_args()
     dev = jax.devices("gpu")[0]
     print(f"# {datetime.datetime.now(datetime.timezone.utc).isoformat()} device: "
@@ -300,7 +310,7 @@ def main():
     rng = np.random.default_rng(0)
     for m in args.sizes:
         t0 = time.perf_counter()
-        A = poisson3d(m)
+        A = poisson3d(m, args.convection)
         b = rng.normal(size=A.shape[0])
         print(f"# poisson3d-{m}: n={A.shape[0]} nnz={A.nnz} (built in "
               f"{time.perf_counter() - t0:.1f} s)", flush=True)
@@ -315,14 +325,17 @@ def main():
                     label = name if precision == "SAME" else f"{name} amg={precision}"
                     label += "" if spmv == "own" else f" spmv={spmv}"
                     try:
-                        bench_jaxamg(label, with_amg_precision(CONFIGS[name], precision), A, Mg,
-                                     bg, bw, out)
+                        cfg = with_amg_precision(CONFIGS[name], precision)
+                        if args.convection:
+                            cfg["solver"]["solver"] = "PBICGSTAB"
+                            label += f" convection={args.convection:g}"
+                        bench_jaxamg(label, cfg, A, Mg, bg, bw, out)
                     except Exception as e:  # keep the other measurements
                         print(f"# jaxamg {label} at {m}: FAILED {type(e).__name__}: {e}",
                               flush=True)
                     _ffi.cuda_native().clear_cache()
         os.environ.pop("JAXAMG_SPMV", None)
-        if args.peers:
+        if args.peers and not args.convection:
             for fn, a in ((bench_jax_cg, (A, Mg, bg, out)), (bench_cupy_cg, (A, b, out))):
                 try:
                     fn(*a)
@@ -330,7 +343,7 @@ def main():
                     print(f"# {fn.__name__} at {m}: FAILED {type(e).__name__}: {e}", flush=True)
         _ffi.cuda_native().clear_cache()
     print("\n| method | n | setup s | resetup s | solve s | direct call s | iters | true relres | "
-          "op. cx | bytes/iter (model) | model s/iter | measured s/iter | grad s | grad/solve |")
+          "op. cx | bytes/iter (model) | model s/iter | measured s/iter | value_and_grad s | v&g/solve |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     f = lambda v, fmt: (fmt % v) if v is not None else ""
     for r in out:
@@ -340,7 +353,8 @@ def main():
               f"{f(r.get('iterations'), '%d')} | {f(r.get('true_relres'), '%.2e')} | "
               f"{f(r.get('op_complexity'), '%.2f')} | {f(r.get('bytes_per_iter'), '%.3g')} | "
               f"{f(r.get('model_s_per_iter'), '%.2e')} | {f(r.get('measured_s_per_iter'), '%.2e')} | "
-              f"{f(r.get('grad_s'), '%.4f')} | {f(r.get('grad_over_solve'), '%.2f')} |")
+              f"{f(r.get('value_and_grad_s'), '%.4f')} | "
+              f"{f(r.get('value_and_grad_over_solve'), '%.2f')} |")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@
 #
 # The machine has no network: nlohmann-json and GoogleTest come from .devdeps
 # (an ignored folder carried with the call: .devdeps/include/nlohmann,
-# .devdeps/cmake/nlohmann_json, .devdeps/googletest).
+# .devdeps/share/cmake/nlohmann_json, .devdeps/googletest).
 set -u
 OUT=${OUT:-/tmp/jaxamg-gpu-out}
 mkdir -p "$OUT"
@@ -31,7 +31,7 @@ cmake -S .devdeps/googletest -B /tmp/gtest-build -G Ninja -DCMAKE_INSTALL_PREFIX
   cmake --build /tmp/gtest-build -j "$JOBS" >> "$OUT/gtest_build.log" 2>&1 &&
   cmake --install /tmp/gtest-build >> "$OUT/gtest_build.log" 2>&1 || echo "gtest build FAILED"
 cmake -S . -B "$BUILD" -G Ninja -DJAXAMG_BUILD_PYTHON=ON -DJAXAMG_BUILD_TESTS=ON -DJAXAMG_MPI=$([ -n "${MPI:-}" ] && echo ON || echo OFF) \
-  -DPython_EXECUTABLE="$PY" -Dnlohmann_json_DIR="$ROOT/.devdeps/cmake/nlohmann_json" \
+  -DPython_EXECUTABLE="$PY" -Dnlohmann_json_DIR="$ROOT/.devdeps/share/cmake/nlohmann_json" \
   -DGTest_DIR=/tmp/gtest/lib/cmake/GTest > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 grep -i "cusparse\|cuda" "$OUT/configure.log" | head -5
 if ! cmake --build "$BUILD" -j "$JOBS" --target jaxamg_cuda_tests _cpu _engine _cuda $([ -n "${MPI:-}" ] && echo _mpi) > "$OUT/build.log" 2>&1; then

@@ -187,7 +187,16 @@ void solve_to_tolerance(KrylovKind kind, const CsrMatrix<double>& A, bool precon
       break;
     }
   }
-  EXPECT_NEAR(dev_its, host_its, 1);
+  if (is_cg(kind)) {
+    EXPECT_NEAR(dev_its, host_its, 1);
+  } else {
+    // BiCGStab on a nonsymmetric matrix amplifies the last-bit differences
+    // of another summation order (the device's reductions) into a different
+    // count over ~90 steps, as distributed sums do (2 ranks: 54 against 59,
+    // tests/mpi/test_sweep_mpi.py); the steps are checked equal above.
+    EXPECT_GE(dev_its, host_its * 4 / 5 - 2);
+    EXPECT_LE(dev_its, host_its * 6 / 5 + 2);
+  }
   EXPECT_LE(testing::relative_residual(A, dev.x(), b), 2e-8);
 }
 
