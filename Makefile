@@ -147,11 +147,9 @@ docs: venv $(VENV)/.docs-deps
 py-test: venv
 	$(VPY) -m pytest
 
-# The long configuration sweep (a 3-wise design), serial and on 2 MPI ranks.
+# The long configuration sweep (a 3-wise design).
 sweep: venv
 	JAXAMG_SWEEP=long $(VPY) -m pytest -q tests/test_sweep.py
-	export $(MPI_ENV); JAXAMG_SWEEP=long timeout $(MPI_TIMEOUT) mpirun --oversubscribe -n 2 \
-	  $(VPY) -m pytest -p no:cacheprovider -q tests/mpi/test_sweep_mpi.py
 
 # The MPI suites: tests/mpi under mpirun at each of MPI_RANKS process counts
 # (every rank runs pytest), then the C++ tests labelled mpi (built by
