@@ -101,8 +101,8 @@ std::unique_ptr<Node<T>> make_smoother_node(const Solver<T>& s, int max_lanes) {
                                               c->diagonal_scale(), c->lambda_min(),
                                               c->lambda_max(), c->order());
   }
-  if (auto* d = dynamic_cast<const DenseLUSolver<T>*>(&s)) {
-    return std::make_unique<DenseLUNode<T>>(*d);
+  if (auto* lu = dynamic_cast<const DenseLUSolver<T>*>(&s)) {
+    return std::make_unique<DenseLUNode<T>>(*lu);
   }
   return nullptr;
 }
