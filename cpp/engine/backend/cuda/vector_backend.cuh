@@ -261,7 +261,8 @@ class VectorBackend {
   // p = d .* b, x = alpha p.
   void chebyshev_start(const T* d, const T* b, T alpha, T* p, T* x) {
     using namespace vector_kernels;
-    chebyshev_start_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, d, b, alpha, p, x);
+    chebyshev_start_kernel<T>
+        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, d, b, alpha, p, x);
     check_launch("chebyshev_start");
   }
   // p = d .* (b - A x) + beta p (without beta p when `first`), then x += alpha p.
