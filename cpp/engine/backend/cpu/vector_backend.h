@@ -11,6 +11,7 @@
 
 #include "backend/cpu/blas.h"
 #include "backend/slots.h"
+#include "core/csr_matrix.h"
 #include "core/distribution.h"
 #include "core/types.h"
 
@@ -21,6 +22,7 @@ class VectorBackend {
  public:
   using value_type = T;
   using vector_type = Vector<T>;
+  using matrix_type = CsrMatrix<T>;
 
   // n: entries of a vector on this process; slots: the method's slot count;
   // reducer: sums inner products over processes (nullptr on one process).
@@ -67,12 +69,100 @@ class VectorBackend {
     if (any(mask)) cpu::axpbypcz<T>(n_, coef(a), x, coef(b), y, coef(c), z);
   }
 
+  // ---- row sweeps of the smoothers (every lane: a smoother has no stops) ----
+
+  // x = d .* b: a diagonal sweep from a zero guess.
+  void diagonal_scale(const T* d, const T* b, T* x) {
+    for_rows([=](Index i) { x[i] = d[i] * b[i]; });
+  }
+  // x <- x + d .* (b - A x). Neighbours read x, so the new iterate is formed
+  // in `next` (n entries) and copied back in the same parallel region.
+  void diagonal_sweep(const CsrMatrix<T>& A, const T* d, const T* b, T* x, T* next) {
+    const Index n = A.nrows;
+    if (A.dist) {
+      A.dist->residual(A, x, b, next);
+      for_rows([=](Index i) { x[i] += d[i] * next[i]; });
+      return;
+    }
+    const Index* rp = A.row_ptr.data();
+    const Index* ci = A.col.data();
+    const T* v = A.val.data();
+#pragma omp parallel if (n > kParallelRows)
+    {
+#pragma omp for schedule(static)
+      for (Index i = 0; i < n; ++i) {
+        T r = b[i];
+        for (Index k = rp[i]; k < rp[i + 1]; ++k) r -= v[k] * x[ci[k]];
+        next[i] = x[i] + d[i] * r;
+      }
+#pragma omp for schedule(static)
+      for (Index i = 0; i < n; ++i) x[i] = next[i];
+    }
+  }
+  // The first Chebyshev step from a zero guess: p = d .* b, x = alpha p.
+  void chebyshev_start(const T* d, const T* b, T alpha, T* p, T* x) {
+    for_rows([=](Index i) {
+      const T pi = d[i] * b[i];
+      p[i] = pi;
+      x[i] = alpha * pi;
+    });
+  }
+  // A Chebyshev step: p = d .* (b - A x) + beta p (p = d .* (b - A x) when
+  // `first`), then x += alpha p -- in a second pass, as neighbours read x.
+  void chebyshev_step(const CsrMatrix<T>& A, const T* d, const T* b, T alpha, T beta, bool first,
+                      T* p, T* x) {
+    const Index n = A.nrows;
+    if (A.dist) {
+      if (work_.size() != static_cast<std::size_t>(n)) work_.resize(n);
+      T* r = work_.data();
+      A.dist->residual(A, x, b, r);
+      for_rows([=](Index i) {
+        const T pi = first ? d[i] * r[i] : d[i] * r[i] + beta * p[i];
+        p[i] = pi;
+        x[i] += alpha * pi;
+      });
+      return;
+    }
+    const Index* rp = A.row_ptr.data();
+    const Index* ci = A.col.data();
+    const T* v = A.val.data();
+#pragma omp parallel if (n > kParallelRows)
+    {
+#pragma omp for schedule(static)
+      for (Index i = 0; i < n; ++i) {
+        T ri = b[i];
+        const Index k1 = rp[i + 1];
+        for (Index k = rp[i]; k < k1; ++k) ri -= v[k] * x[ci[k]];
+        p[i] = first ? d[i] * ri : d[i] * ri + beta * p[i];
+      }
+#pragma omp for schedule(static)
+      for (Index i = 0; i < n; ++i) x[i] += alpha * p[i];
+    }
+  }
+
  private:
+  // Below this many rows a sweep is cheaper than OpenMP's fork/join (the
+  // threshold of blas.cc's vector kernels).
+  static constexpr Index kParallelRows = 8192;
+
+  // body(i) for the rows of a vector, in parallel above kParallelRows.
+  template <class Body>
+  void for_rows(Body&& body) const {
+    const Index n = static_cast<Index>(n_);
+    if (n <= kParallelRows) {
+      for (Index i = 0; i < n; ++i) body(i);
+      return;
+    }
+#pragma omp parallel for schedule(static)
+    for (Index i = 0; i < n; ++i) body(i);
+  }
+
   T coef(backend::Coef c) const { return static_cast<T>(c.value(slots_.data())); }
 
   std::size_t n_;
   std::vector<double> slots_;
   const Reducer* reducer_;
+  Vector<T> work_;  // a distributed Chebyshev step's residual (sized on first use)
 };
 
 }  // namespace jaxamg::cpu

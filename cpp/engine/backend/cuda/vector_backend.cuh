@@ -11,12 +11,17 @@
 // method is instantiated, in a .cu file). Every kernel runs on the stream
 // given at construction; reductions sum in a fixed order, so two runs give
 // the same bits.
+//
+// The smoothers' row sweeps (solvers/smoothers/*_method.h) are one thread per
+// CSR row, summing the row in the CPU backend's order; the update of x that
+// neighbours read goes to a second buffer or a second kernel.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <vector>
 
+#include "backend/cuda/csr_kernels.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/device_array.h"
 #include "backend/slots.h"
@@ -112,6 +117,47 @@ __global__ void axpbypcz_kernel(std::size_t n, const double* s, int mask, backen
   JAXAMG_GRID_LOOP(i, n) z[i] = ca * x[i] + cb * y[i] + cc * z[i];
 }
 
+template <class T>
+__global__ void diagonal_scale_kernel(std::size_t n, const T* d, const T* b, T* x) {
+  JAXAMG_GRID_LOOP(i, n) x[i] = d[i] * b[i];
+}
+
+// next = x + d .* (b - A x), one thread per row.
+template <class T>
+__global__ void diagonal_sweep_kernel(CsrRef<T> A, const T* d, const T* b, const T* x, T* next) {
+  JAXAMG_GRID_LOOP(i, static_cast<std::size_t>(A.rows)) {
+    T r = b[i];
+    for (Index k = A.ptr[i]; k < A.ptr[i + 1]; ++k) r -= A.val[k] * x[A.col[k]];
+    next[i] = x[i] + d[i] * r;
+  }
+}
+
+template <class T>
+__global__ void chebyshev_start_kernel(std::size_t n, const T* d, const T* b, T alpha, T* p,
+                                       T* x) {
+  JAXAMG_GRID_LOOP(i, n) {
+    const T pi = d[i] * b[i];
+    p[i] = pi;
+    x[i] = alpha * pi;
+  }
+}
+
+// p = d .* (b - A x) + beta p (without beta p when `first`), one thread per row.
+template <class T>
+__global__ void chebyshev_direction_kernel(CsrRef<T> A, const T* d, const T* b, const T* x, T beta,
+                                           bool first, T* p) {
+  JAXAMG_GRID_LOOP(i, static_cast<std::size_t>(A.rows)) {
+    T r = b[i];
+    for (Index k = A.ptr[i]; k < A.ptr[i + 1]; ++k) r -= A.val[k] * x[A.col[k]];
+    p[i] = first ? d[i] * r : d[i] * r + beta * p[i];
+  }
+}
+
+template <class T>
+__global__ void add_scaled_kernel(std::size_t n, T alpha, const T* p, T* x) {
+  JAXAMG_GRID_LOOP(i, n) x[i] += alpha * p[i];
+}
+
 #undef JAXAMG_GRID_LOOP
 
 }  // namespace vector_kernels
@@ -121,6 +167,7 @@ class VectorBackend {
  public:
   using value_type = T;
   using vector_type = DeviceArray<T>;
+  using matrix_type = CsrRef<T>;
 
   // n entries per vector, `slots` scalars, kernels on `stream`.
   VectorBackend(std::size_t n, int slots, cudaStream_t stream)
@@ -193,6 +240,40 @@ class VectorBackend {
     axpbypcz_kernel<T>
         <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x, b, y, c, z);
     check_launch("axpbypcz");
+  }
+
+  // ---- row sweeps of the smoothers (see the CPU backend) ----
+
+  // x = d .* b.
+  void diagonal_scale(const T* d, const T* b, T* x) {
+    using namespace vector_kernels;
+    diagonal_scale_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, d, b, x);
+    check_launch("diagonal_scale");
+  }
+  // x <- x + d .* (b - A x), the new iterate formed in `next` and copied back.
+  void diagonal_sweep(const CsrRef<T>& A, const T* d, const T* b, T* x, T* next) {
+    using namespace vector_kernels;
+    diagonal_sweep_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(A, d, b, x, next);
+    check_launch("diagonal_sweep");
+    check(cudaMemcpyAsync(x, next, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+          "cudaMemcpyAsync (diagonal_sweep)");
+  }
+  // p = d .* b, x = alpha p.
+  void chebyshev_start(const T* d, const T* b, T alpha, T* p, T* x) {
+    using namespace vector_kernels;
+    chebyshev_start_kernel<T>
+        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, d, b, alpha, p, x);
+    check_launch("chebyshev_start");
+  }
+  // p = d .* (b - A x) + beta p (without beta p when `first`), then x += alpha p.
+  void chebyshev_step(const CsrRef<T>& A, const T* d, const T* b, T alpha, T beta, bool first, T* p,
+                      T* x) {
+    using namespace vector_kernels;
+    chebyshev_direction_kernel<T>
+        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(A, d, b, x, beta, first, p);
+    check_launch("chebyshev_step (direction)");
+    add_scaled_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, alpha, p, x);
+    check_launch("chebyshev_step (update)");
   }
 
  private:

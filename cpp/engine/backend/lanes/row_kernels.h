@@ -1,4 +1,5 @@
-// Row loops shared by the multi-vector kernels (internal to batched/): a
+// Row loops shared by the multi-vector kernels (internal to the lanes
+// backend: multivector.cc and the smoothers' sweeps of vector_backend.h): a
 // sparse row times k lane-interleaved vectors, in chunks of kChunk lanes
 // with a compile-time width, so that the row's entries are read once for
 // every lane, the lanes in vectors (lane_pack.h).

@@ -6,6 +6,11 @@
 // its own, and a lane gives the numbers of a one-lane solve (bit for bit
 // while the reductions are serial). Lanes that have finished are dropped
 // from the block (keep_lanes) and the others go on in a narrower one.
+//
+// The smoothers' row sweeps (solvers/smoothers/*_method.h) read a row of A
+// once for every lane (row_kernels.h) and do, lane by lane, the arithmetic
+// of the CPU backend's sweeps in the same order, so a lane matches a
+// one-vector sweep bit for bit.
 #pragma once
 #include <cstddef>
 #include <algorithm>
@@ -14,7 +19,9 @@
 #include <vector>
 
 #include "backend/lanes/multivector.h"
+#include "backend/lanes/row_kernels.h"
 #include "backend/slots.h"
+#include "core/csr_matrix.h"
 #include "core/types.h"
 
 namespace jaxamg::lanes {
@@ -24,6 +31,7 @@ class VectorBackend {
  public:
   using value_type = T;
   using vector_type = Vector<T>;
+  using matrix_type = CsrMatrix<T>;
 
   // n rows, blocks of up to `cap` lanes, `slots` scalars per lane.
   VectorBackend(std::size_t n, int cap, int slots)
@@ -83,6 +91,53 @@ class VectorBackend {
     if (any(mask)) {
       lanes::axpbypcz<T>(n_, k_, coefs(a, &a_), x, coefs(b, &b_), y, coefs(c, &c_), z, on(mask));
     }
+  }
+
+  // ---- row sweeps of the smoothers (every lane; coefficients shared) ----
+
+  // X = d .* B: a diagonal sweep from a zero guess.
+  void diagonal_scale(const T* d, const T* B, T* X) {
+    const int k = k_;
+    rows::for_each_row(static_cast<std::ptrdiff_t>(n_), k, [=](std::ptrdiff_t i) {
+      const std::size_t o = static_cast<std::size_t>(i) * k;
+      for (int j = 0; j < k; ++j) X[o + j] = d[i] * B[o + j];
+    });
+  }
+  // X <- X + d .* (B - A X), the new iterate formed in `next` (an n x
+  // capacity() block) and copied back: neighbours read X.
+  void diagonal_sweep(const CsrMatrix<T>& A, const T* d, const T* B, T* X, T* next) {
+    const int k = k_;
+    rows::residual_rows(A, X, B, k, [=](Index i, int j0, auto W, const T* r) {
+      const std::size_t o = static_cast<std::size_t>(i) * k + j0;
+      for (int j = 0; j < W.value; ++j) next[o + j] = X[o + j] + d[i] * r[j];
+    });
+    lanes::copy<T>(n_, k, next, X);
+  }
+  // The first Chebyshev step from a zero guess: P = d .* B, X = alpha P.
+  void chebyshev_start(const T* d, const T* B, T alpha, T* P, T* X) {
+    const int k = k_;
+    rows::for_each_row(static_cast<std::ptrdiff_t>(n_), k, [=](std::ptrdiff_t i) {
+      const std::size_t o = static_cast<std::size_t>(i) * k;
+      for (int j = 0; j < k; ++j) {
+        const T pi = d[i] * B[o + j];
+        P[o + j] = pi;
+        X[o + j] = alpha * pi;
+      }
+    });
+  }
+  // A Chebyshev step: P = d .* (B - A X) + beta P (without beta P when
+  // `first`), then X += alpha P in a second pass.
+  void chebyshev_step(const CsrMatrix<T>& A, const T* d, const T* B, T alpha, T beta, bool first,
+                      T* P, T* X) {
+    const int k = k_;
+    rows::residual_rows(A, X, B, k, [=](Index i, int j0, auto W, const T* r) {
+      T* pi = P + static_cast<std::size_t>(i) * k + j0;
+      for (int j = 0; j < W.value; ++j) pi[j] = first ? d[i] * r[j] : d[i] * r[j] + beta * pi[j];
+    });
+    rows::for_each_row(static_cast<std::ptrdiff_t>(n_), k, [=](std::ptrdiff_t i) {
+      const std::size_t o = static_cast<std::size_t>(i) * k;
+      for (int j = 0; j < k; ++j) X[o + j] += alpha * P[o + j];
+    });
   }
 
   // Keeps lanes keep[0..m), in that order, in the slots and in `vectors`

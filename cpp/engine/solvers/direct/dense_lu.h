@@ -33,6 +33,10 @@ class DenseLUSolver : public Solver<T> {
   Index size() const { return n_; }
   const std::vector<T>& factors() const { return lu_; }
   const std::vector<Index>& pivots() const { return piv_; }
+  // Forward and back substitution of x = A^-1 b on the factors (size()
+  // entries, x may be b): the whole solve on one process, and what the
+  // batched solves of several right-hand sides run lane by lane.
+  void substitute(const T* b, T* x) const;
 
  protected:
   void solver_setup(bool reuse_structure) override;
@@ -41,8 +45,6 @@ class DenseLUSolver : public Solver<T> {
 
  private:
   void factor();
-  // Forward and back substitution of x = A^-1 b on the factors (n_ entries).
-  void substitute(const T* b, T* x) const;
 
   Index n_ = 0;
   std::vector<T> lu_;      // row-major n x n: L below the diagonal (unit), U on and above

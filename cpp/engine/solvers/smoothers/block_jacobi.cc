@@ -19,14 +19,21 @@ BlockJacobiSolver<T>::BlockJacobiSolver(SolverContext& ctx, const std::string& s
 template <class T>
 void BlockJacobiSolver<T>::solver_setup(bool /*reuse_structure*/) {
   const CsrMatrix<T>& A = *this->A_;
-  next_.resize(A.nrows);
+  // Dropped first: a setup that throws must not leave a sweep of the
+  // previous matrix behind.
+  sweep_.reset();
+  backend_.reset();
   k_ = std::max<Index>(A.block_dim, 1);
   if (k_ == 1) {
     binv_.clear();
+    Vector<T>().swap(next_);
     smoothers::inverse_diagonal(A, "BLOCK_JACOBI smoother", dinv_);
     for (T& d : dinv_) d *= w_;
+    backend_ = std::make_unique<Backend>(static_cast<std::size_t>(A.nrows), 1, nullptr);
+    sweep_ = std::make_unique<DiagonalSweepMethod<Backend>>(*backend_, A, dinv_.data());
     return;
   }
+  next_.resize(A.nrows);
   smoothers::inverse_block_diagonal(A, k_, w_, "BLOCK_JACOBI smoother", binv_);
   dinv_.assign(A.nrows, T(0));
   for (Index i = 0; i < A.nrows; ++i) dinv_[i] = binv_[(i / k_) * k_ * k_ + (i % k_) * (k_ + 1)];
@@ -71,7 +78,7 @@ IterationResult BlockJacobiSolver<T>::solve_iteration(const T* b, T* x, bool x_i
   if (k_ > 1) {
     block_sweep(b, x, x_is_zero);
   } else {
-    smoothers::diagonal_sweep(*this->A_, dinv_.data(), b, x, next_.data(), x_is_zero);
+    sweep_->iteration(b, x, x_is_zero);
   }
   return IterationResult::kContinue;
 }

@@ -3,7 +3,11 @@
 // entries a_ii; for block_dim k > 1 the k x k diagonal blocks are inverted
 // once at setup (a singular block throws InvalidInput naming its node).
 #pragma once
+#include <memory>
+
+#include "backend/cpu/vector_backend.h"
 #include "solvers/smoothers/common.h"
+#include "solvers/smoothers/diagonal_sweep_method.h"
 #include "solvers/solver.h"
 
 namespace jaxamg {
@@ -28,11 +32,16 @@ class BlockJacobiSolver : public Solver<T>, public DiagonalScaling<T> {
  private:
   void block_sweep(const T* b, T* x, bool x_is_zero);
 
+  using Backend = cpu::VectorBackend<T>;
+
   T w_;
   Index k_ = 1;
   Vector<T> dinv_;  // w / a_ii: the damping is folded in at setup
   Vector<T> binv_;  // block_dim > 1: w D_I^-1 per node, k*k each
-  Vector<T> next_;  // the new iterate (or the residual), one entry per row
+  Vector<T> next_;  // block_dim > 1: the residual, one entry per row
+  // block_dim 1: the sweep of diagonal_sweep_method.h on the CPU backend.
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<DiagonalSweepMethod<Backend>> sweep_;
 };
 
 }  // namespace jaxamg

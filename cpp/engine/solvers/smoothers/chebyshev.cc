@@ -119,6 +119,10 @@ template <class T>
 void ChebyshevSolver<T>::solver_setup(bool reuse_structure) {
   const CsrMatrix<T>& A = *this->A_;
   const Index n = A.nrows;
+  // Dropped first: a setup that throws must not leave a recurrence of the
+  // previous matrix behind.
+  method_.reset();
+  backend_.reset();
   diagonal_ = true;
   prec_diag_ = nullptr;
   Vector<T>().swap(scale_);
@@ -133,15 +137,19 @@ void ChebyshevSolver<T>::solver_setup(bool reuse_structure) {
   } else {
     scale_.assign(n, T(1));
   }
-  // The diagonal recurrence keeps only the direction (the residual is
-  // formed from x in the same pass); the generic one also needs r.
-  p_.resize(n);
-  if (diagonal_ && !A.dist) {
+  estimate_bounds();
+  // The diagonal recurrence keeps only its direction (the residual is
+  // formed from x in the same pass); the generic one also needs r and z.
+  if (diagonal_) {
     Vector<T>().swap(res_);
+    Vector<T>().swap(p_);
+    backend_ = std::make_unique<Backend>(static_cast<std::size_t>(n), 1, nullptr);
+    method_ = std::make_unique<ChebyshevMethod<Backend>>(*backend_, A, scale(), lmin_, lmax_,
+                                                         order_);
   } else {
     res_.resize(n);
+    p_.resize(n);
   }
-  estimate_bounds();
 }
 
 template <class T>
@@ -296,6 +304,7 @@ void ChebyshevSolver<T>::estimate_bounds() {
 
 template <class T>
 void ChebyshevSolver<T>::solve_init(const T* /*b*/, T* /*x*/, bool /*x_is_zero*/) {
+  if (method_) method_->init();
   step_ = 0;
   alpha_prev_ = 0;
 }
@@ -303,20 +312,6 @@ void ChebyshevSolver<T>::solve_init(const T* /*b*/, T* /*x*/, bool /*x_is_zero*/
 template <class T>
 void ChebyshevSolver<T>::coefficients(int k, double* alpha, double* beta) const {
   step_coefficients(k, alpha_prev_, alpha, beta);
-}
-
-void chebyshev_step_coefficients(double lmin, double lmax, int k, double alpha_prev,
-                                 double* alpha, double* beta) {
-  const double theta = 0.5 * (lmax + lmin);
-  const double delta = 0.5 * (lmax - lmin);
-  if (k == 0) {
-    *alpha = 1 / theta;
-    *beta = 0;
-    return;
-  }
-  const double da = delta * alpha_prev;
-  *beta = k == 1 ? 0.5 * da * da : 0.25 * da * da;
-  *alpha = 1 / (theta - *beta / alpha_prev);
 }
 
 template <class T>
@@ -331,58 +326,6 @@ bool ChebyshevSolver<T>::configured_bounds(double* lmin, double* lmax) const {
   *lmin = user_min_;
   *lmax = user_max_;
   return true;
-}
-
-template <class T>
-void ChebyshevSolver<T>::step_diagonal(int k, const T* b, T* x, bool x_is_zero) {
-  const CsrMatrix<T>& A = *this->A_;
-  const Index n = A.nrows;
-  const Index* rp = A.row_ptr.data();
-  const Index* ci = A.col.data();
-  const T* v = A.val.data();
-  const T* s = scale();
-  T* p = p_.data();
-  double alpha_d, beta_d;
-  coefficients(k, &alpha_d, &beta_d);
-  const T alpha = static_cast<T>(alpha_d), beta = static_cast<T>(beta_d);
-  // p_k = S (b - A x_k) + beta_k p_{k-1}, then x_{k+1} = x_k + alpha_k p_k.
-  // The residual is formed from x rather than carried by the recurrence
-  // r_{k+1} = r_k - alpha_k A p_k: the same memory traffic (x is read
-  // instead of p, and r is neither read nor written) with one vector
-  // instead of three. x is read by neighbours in the first loop, so it is
-  // updated in a second one.
-  if (k == 0 && x_is_zero) {
-    for_rows(n, [=](Index i) {
-      const T pi = s[i] * b[i];
-      p[i] = pi;
-      x[i] = alpha * pi;
-    });
-  } else if (A.dist) {
-    // The residual needs ghost values: form it first, then update.
-    T* r = res_.data();
-    A.dist->residual(A, x, b, r);
-    const bool first = k == 0;
-    for_rows(n, [=](Index i) {
-      const T pi = first ? s[i] * r[i] : s[i] * r[i] + beta * p[i];
-      p[i] = pi;
-      x[i] += alpha * pi;
-    });
-  } else {
-    const bool first = k == 0;
-#pragma omp parallel if (n > smoothers::kParallelRows)
-    {
-#pragma omp for schedule(static)
-      for (Index i = 0; i < n; ++i) {
-        T ri = b[i];
-        const Index k1 = rp[i + 1];
-        for (Index kk = rp[i]; kk < k1; ++kk) ri -= v[kk] * x[ci[kk]];
-        p[i] = first ? s[i] * ri : s[i] * ri + beta * p[i];
-      }
-#pragma omp for schedule(static)
-      for (Index i = 0; i < n; ++i) x[i] += alpha * p[i];
-    }
-  }
-  alpha_prev_ = alpha_d;
 }
 
 template <class T>
@@ -431,13 +374,12 @@ void ChebyshevSolver<T>::step_generic(int k, const T* b, T* x, bool x_is_zero) {
 
 template <class T>
 IterationResult ChebyshevSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
+  if (method_) {
+    method_->iteration(b, x, x_is_zero);
+    return IterationResult::kContinue;
+  }
   for (int s = 0; s < order_; ++s) {
-    const bool zero = x_is_zero && s == 0;
-    if (diagonal_) {
-      step_diagonal(step_, b, x, zero);
-    } else {
-      step_generic(step_, b, x, zero);
-    }
+    step_generic(step_, b, x, x_is_zero && s == 0);
     ++step_;
   }
   return IterationResult::kContinue;

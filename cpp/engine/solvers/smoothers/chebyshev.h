@@ -48,14 +48,11 @@
 #pragma once
 #include <memory>
 
+#include "backend/cpu/vector_backend.h"
+#include "solvers/smoothers/chebyshev_method.h"
 #include "solvers/solver.h"
 
 namespace jaxamg {
-
-// alpha_k and beta_k of step k of the recurrence on [lmin, lmax], given
-// alpha_{k-1} (shared with the CUDA backend's cycle).
-void chebyshev_step_coefficients(double lmin, double lmax, int k, double alpha_prev,
-                                 double* alpha, double* beta);
 
 template <class T>
 class ChebyshevSolver : public Solver<T> {
@@ -92,7 +89,6 @@ class ChebyshevSolver : public Solver<T> {
   double row_sum_bound() const;
   void apply_operator(const double* v, double* out, std::vector<T>& tv,
                       std::vector<T>& tout) const;
-  void step_diagonal(int k, const T* b, T* x, bool x_is_zero);
   void step_generic(int k, const T* b, T* x, bool x_is_zero);
   // Recurrence coefficients of step k (alpha_k, beta_k).
   void coefficients(int k, double* alpha, double* beta) const;
@@ -109,7 +105,13 @@ class ChebyshevSolver : public Solver<T> {
   const Vector<T>* prec_diag_ = nullptr;
   Vector<T> scale_;
   double lmax_ = 0, lmin_ = 0;
-  Vector<T> res_, p_, z_;  // res_ and z_: only with a non-diagonal M
+  // A diagonal M: the recurrence of chebyshev_method.h on the CPU backend,
+  // made at setup once the bounds are known.
+  using Backend = cpu::VectorBackend<T>;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<ChebyshevMethod<Backend>> method_;
+  // A non-diagonal M: the generic recurrence's vectors and state.
+  Vector<T> res_, p_, z_;
   int step_ = 0;           // recurrence step since solve_init
   double alpha_prev_ = 0;  // alpha_{step_-1}
 };

@@ -27,36 +27,6 @@ void inverse_diagonal(const CsrMatrix<T>& A, const std::string& who, std::vector
   for (Index i = 0; i < A.nrows; ++i) inv[i] = T(1) / v[dp[i]];
 }
 
-template <class T>
-void diagonal_sweep(const CsrMatrix<T>& A, const T* dw, const T* b, T* x, T* tmp, bool x_is_zero) {
-  const Index n = A.nrows;
-  if (x_is_zero) {
-#pragma omp parallel for schedule(static) if (n > kParallelRows)
-    for (Index i = 0; i < n; ++i) x[i] = dw[i] * b[i];
-    return;
-  }
-  if (A.dist) {
-    A.dist->residual(A, x, b, tmp);
-#pragma omp parallel for schedule(static) if (n > kParallelRows)
-    for (Index i = 0; i < n; ++i) x[i] += dw[i] * tmp[i];
-    return;
-  }
-  const Index* rp = A.row_ptr.data();
-  const Index* ci = A.col.data();
-  const T* v = A.val.data();
-#pragma omp parallel if (n > kParallelRows)
-  {
-#pragma omp for schedule(static)
-    for (Index i = 0; i < n; ++i) {
-      T r = b[i];
-      for (Index k = rp[i]; k < rp[i + 1]; ++k) r -= v[k] * x[ci[k]];
-      tmp[i] = x[i] + dw[i] * r;
-    }
-#pragma omp for schedule(static)
-    for (Index i = 0; i < n; ++i) x[i] = tmp[i];
-  }
-}
-
 double read_relaxation_factor(double w, const std::string& who, const std::string& scope) {
   // AmgX's Jacobi smoothers read 0 as "no damping".
   if (w == 0.0) return 1.0;
@@ -87,10 +57,6 @@ CsrMatrix<T> owned_block(const CsrMatrix<T>& A) {
 
 template CsrMatrix<float> owned_block(const CsrMatrix<float>&);
 template CsrMatrix<double> owned_block(const CsrMatrix<double>&);
-template void diagonal_sweep(const CsrMatrix<float>&, const float*, const float*, float*, float*,
-                             bool);
-template void diagonal_sweep(const CsrMatrix<double>&, const double*, const double*, double*,
-                             double*, bool);
 template void require_diag_index(const CsrMatrix<float>&, const std::string&);
 template void require_diag_index(const CsrMatrix<double>&, const std::string&);
 template void inverse_diagonal(const CsrMatrix<float>&, const std::string&, std::vector<float>&);

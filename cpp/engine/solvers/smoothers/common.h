@@ -37,15 +37,6 @@ void inverse_diagonal(const CsrMatrix<T>& A, const std::string& who, std::vector
 template <class T>
 void require_diag_index(const CsrMatrix<T>& A, const std::string& who);
 
-// One damped Jacobi-type sweep with a precomputed scaled inverse diagonal
-// `dw` (dw[i] = w / d_i): x <- x + dw .* (b - A x). Residual and update share
-// one pass over A, writing the new iterate to `tmp` and copying it back in the
-// same parallel region. With x_is_zero the SpMV is skipped: x = dw .* b.
-// On a distributed matrix the residual comes from the halo-exchanging
-// product (A.dist) and the update follows in a second pass.
-template <class T>
-void diagonal_sweep(const CsrMatrix<T>& A, const T* dw, const T* b, T* x, T* tmp, bool x_is_zero);
-
 // The owned square block of a distributed matrix (its ghost columns
 // dropped), with its diagonal index: what the rank-local factorisations of
 // MULTICOLOR_DILU and MULTICOLOR_ILU factor.

@@ -20,10 +20,11 @@ void JacobiL1Solver<T>::solver_setup(bool /*reuse_structure*/) {
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
   const T* v = A.val.data();
+  // Dropped first: a setup that throws must not leave a sweep of the
+  // previous matrix behind.
+  sweep_.reset();
+  backend_.reset();
   dinv_.resize(n);
-  // The sweep's buffer is sized by the first sweep: as CHEBYSHEV's
-  // preconditioner the smoother only provides its diagonal and never sweeps.
-  Vector<T>().swap(next_);
   Index zero_row = -1;
 #pragma omp parallel for schedule(static) if (n > smoothers::kParallelRows)
   for (Index i = 0; i < n; ++i) {
@@ -48,12 +49,13 @@ void JacobiL1Solver<T>::solver_setup(bool /*reuse_structure*/) {
                        "0), so the row cannot be relaxed; remove the empty row or put a nonzero "
                        "on its diagonal");
   }
+  backend_ = std::make_unique<Backend>(static_cast<std::size_t>(n), 1, nullptr);
+  sweep_ = std::make_unique<DiagonalSweepMethod<Backend>>(*backend_, A, dinv_.data());
 }
 
 template <class T>
 IterationResult JacobiL1Solver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
-  if (next_.size() != dinv_.size()) next_.resize(dinv_.size());
-  smoothers::diagonal_sweep(*this->A_, dinv_.data(), b, x, next_.data(), x_is_zero);
+  sweep_->iteration(b, x, x_is_zero);
   return IterationResult::kContinue;
 }
 

@@ -7,7 +7,11 @@
 // (AmgX default 0.9; 0 reads as 1). No diagonal is required, but an all-zero
 // row is rejected.
 #pragma once
+#include <memory>
+
+#include "backend/cpu/vector_backend.h"
 #include "solvers/smoothers/common.h"
+#include "solvers/smoothers/diagonal_sweep_method.h"
 #include "solvers/solver.h"
 
 namespace jaxamg {
@@ -25,9 +29,13 @@ class JacobiL1Solver : public Solver<T>, public DiagonalScaling<T> {
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
 
  private:
+  using Backend = cpu::VectorBackend<T>;
+
   T w_;
   Vector<T> dinv_;  // w / d_i
-  Vector<T> next_;
+  // The sweep of diagonal_sweep_method.h on the CPU backend, made at setup.
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<DiagonalSweepMethod<Backend>> sweep_;
 };
 
 }  // namespace jaxamg

@@ -1,0 +1,57 @@
+// The Jacobi-type sweep with a diagonal D, written once over a backend (the
+// CPU backend, the CPU lanes backend, the CUDA backend):
+//   x <- x + D (b - A x),
+// D = w / d_i with the damping folded in at setup (JACOBI_L1: d the l1 row
+// norm; BLOCK_JACOBI with block_dim 1: d the diagonal). The host smoothers
+// (jacobi_l1.cc, block_jacobi.cc) and the batched nodes of several
+// right-hand sides (batched/batched_smoothers.cc) run this same code, so a
+// lane of a batch is a one-vector sweep step for step.
+//
+// The backend provides the fused row kernels: diagonal_scale (x = D b, the
+// sweep from a zero guess, which needs no product) and diagonal_sweep (the
+// residual row and the update in one pass over A, the new iterate formed in
+// a scratch vector because neighbouring rows still read x).
+#pragma once
+
+namespace jaxamg {
+
+template <class Backend>
+class DiagonalSweepMethod {
+ public:
+  using T = typename Backend::value_type;
+  using Vec = typename Backend::vector_type;
+  using Matrix = typename Backend::matrix_type;
+
+  // A and d (D's entries) belong to the caller and must outlive the method.
+  DiagonalSweepMethod(Backend& be, const Matrix& A, const T* d) : be_(be), A_(A), d_(d) {}
+
+  // One sweep (Solver::solve_iteration).
+  void iteration(const T* b, T* x, bool x_is_zero) {
+    if (x_is_zero) {
+      be_.diagonal_scale(d_, b, x);
+      return;
+    }
+    // Sized by the first sweep that needs it: a smoother serving only as
+    // CHEBYSHEV's diagonal never sweeps from a nonzero guess.
+    if (next_.empty()) next_ = be_.make_vector();
+    be_.diagonal_sweep(A_, d_, b, x, next_.data());
+  }
+
+  // `iterations` sweeps, as Solver::apply runs them (x = 0 when none runs
+  // from a zero guess).
+  void apply(const T* b, T* x, bool x_is_zero, int iterations) {
+    if (iterations <= 0) {
+      if (x_is_zero) be_.fill_zero(x);
+      return;
+    }
+    for (int it = 0; it < iterations; ++it) iteration(b, x, x_is_zero && it == 0);
+  }
+
+ private:
+  Backend& be_;
+  const Matrix& A_;
+  const T* d_;
+  Vec next_;
+};
+
+}  // namespace jaxamg
