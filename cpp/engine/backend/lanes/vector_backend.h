@@ -84,6 +84,76 @@ class VectorBackend {
       lanes::axpbypcz<T>(n_, k_, coefs(a, &a_), x, coefs(b, &b_), y, coefs(c, &c_), z, on(mask));
     }
   }
+  void axpby(backend::Coef a, const T* x, backend::Coef b, T* y, int mask) {
+    if (!any(mask)) return;
+    const T* ca = coefs(a, &a_);
+    const T* cb = coefs(b, &b_);
+    const std::uint8_t* m = on(mask);
+    for_rows([&](std::size_t o, int j) {
+      if (!m || m[j]) y[o + j] = ca[j] * x[o + j] + cb[j] * y[o + j];
+    });
+  }
+  void scale(backend::Coef a, T* x, int mask) {
+    if (!any(mask)) return;
+    const T* ca = coefs(a, &a_);
+    const std::uint8_t* m = on(mask);
+    for_rows([&](std::size_t o, int j) {
+      if (!m || m[j]) x[o + j] *= ca[j];
+    });
+  }
+  // For each selected lane: out += sum_i s[coef + i] v[i] over its own
+  // [s[range], s[range + 1]), paired as the CPU backend pairs them.
+  void combine(T* const* v, int coef, int range, T* out, int mask) {
+    if (!any(mask)) return;
+    for (int j = 0; j < k_; ++j) {
+      const double* s = slots(j);
+      if (!backend::selected(s, mask)) continue;
+      const int end = static_cast<int>(s[range + 1]);
+      int i = static_cast<int>(s[range]);
+      for (; i + 1 < end; i += 2) {
+        const T a = static_cast<T>(s[coef + i]), b = static_cast<T>(s[coef + i + 1]);
+        const T *x = v[i], *y = v[i + 1];
+        for (std::size_t r = 0; r < n_; ++r) {
+          const std::size_t e = r * k_ + j;
+          out[e] = a * x[e] + b * y[e] + T(1) * out[e];
+        }
+      }
+      if (i < end) {
+        const T a = static_cast<T>(s[coef + i]);
+        const T* x = v[i];
+        for (std::size_t r = 0; r < n_; ++r) out[r * k_ + j] += a * x[r * k_ + j];
+      }
+    }
+  }
+  // A block whose lane j holds lane j of table[s_j[index] + offset] (for the
+  // selected lanes; `read` false leaves the values, the caller overwrites
+  // them): lanes at different steps read different vectors.
+  T* gather(T* const* table, int index, int offset, vector_type* scratch, int mask, bool read) {
+    if (scratch->empty()) *scratch = make_vector();
+    T* out = scratch->data();
+    if (!read) return out;
+    for (int j = 0; j < k_; ++j) {
+      if (!backend::selected(slots(j), mask)) continue;
+      const T* x = table[static_cast<int>(slots(j)[index]) + offset];
+      for (std::size_t r = 0; r < n_; ++r) out[r * k_ + j] = x[r * k_ + j];
+    }
+    return out;
+  }
+  // Lane j of x into lane j of table[s_j[index] + offset], selected lanes.
+  void scatter(const T* x, T* const* table, int index, int offset, int mask) {
+    for (int j = 0; j < k_; ++j) {
+      if (!backend::selected(slots(j), mask)) continue;
+      T* y = table[static_cast<int>(slots(j)[index]) + offset];
+      if (y == x) continue;
+      for (std::size_t r = 0; r < n_; ++r) y[r * k_ + j] = x[r * k_ + j];
+    }
+  }
+  // Work space for a vector that only the selected lanes need: the other
+  // lanes' values in `reusable` must survive, so a block of its own.
+  T* lane_work(T* /*reusable*/, vector_type* scratch) {
+    if (scratch->empty()) *scratch = make_vector();
+    return scratch->data();
+  }
 
   // Keeps lanes keep[0..m), in that order, in the slots and in `vectors`
   // (each an n x capacity() block, or empty); `spare` is such a block.
@@ -108,6 +178,13 @@ class VectorBackend {
     if (mask < 0) return nullptr;
     for (int j = 0; j < k_; ++j) on_[j] = backend::selected(slots(j), mask) ? 1 : 0;
     return on_.data();
+  }
+  template <class F>
+  void for_rows(const F& f) const {
+    for (std::size_t r = 0; r < n_; ++r) {
+      const std::size_t o = r * k_;
+      for (int j = 0; j < k_; ++j) f(o, j);
+    }
   }
   const T* coefs(backend::Coef c, std::vector<T>* out) const {
     for (int j = 0; j < k_; ++j) (*out)[j] = static_cast<T>(c.value(slots(j)));
