@@ -211,7 +211,8 @@ class VectorBackend {
   }
   void axpby(backend::Coef a, const T* x, backend::Coef b, T* y, int mask) {
     using namespace vector_kernels;
-    axpby_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x, b, y);
+    axpby_kernel<T>
+        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x, b, y);
     check_launch("axpby");
   }
   void scale(backend::Coef a, T* x, int mask) {

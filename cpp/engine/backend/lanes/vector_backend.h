@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "backend/lanes/multivector.h"
+#include "backend/lanes/row_kernels.h"
 #include "backend/slots.h"
 #include "core/types.h"
 
@@ -113,15 +114,14 @@ class VectorBackend {
       for (; i + 1 < end; i += 2) {
         const T a = static_cast<T>(s[coef + i]), b = static_cast<T>(s[coef + i + 1]);
         const T *x = v[i], *y = v[i + 1];
-        for (std::size_t r = 0; r < n_; ++r) {
-          const std::size_t e = r * k_ + j;
-          out[e] = a * x[e] + b * y[e] + T(1) * out[e];
-        }
+        each_row([&](std::size_t o) {
+          out[o + j] = a * x[o + j] + b * y[o + j] + T(1) * out[o + j];
+        });
       }
       if (i < end) {
         const T a = static_cast<T>(s[coef + i]);
         const T* x = v[i];
-        for (std::size_t r = 0; r < n_; ++r) out[r * k_ + j] += a * x[r * k_ + j];
+        each_row([&](std::size_t o) { out[o + j] += a * x[o + j]; });
       }
     }
   }
@@ -135,7 +135,7 @@ class VectorBackend {
     for (int j = 0; j < k_; ++j) {
       if (!backend::selected(slots(j), mask)) continue;
       const T* x = table[static_cast<int>(slots(j)[index]) + offset];
-      for (std::size_t r = 0; r < n_; ++r) out[r * k_ + j] = x[r * k_ + j];
+      each_row([&](std::size_t o) { out[o + j] = x[o + j]; });
     }
     return out;
   }
@@ -145,7 +145,7 @@ class VectorBackend {
       if (!backend::selected(slots(j), mask)) continue;
       T* y = table[static_cast<int>(slots(j)[index]) + offset];
       if (y == x) continue;
-      for (std::size_t r = 0; r < n_; ++r) y[r * k_ + j] = x[r * k_ + j];
+      each_row([&](std::size_t o) { y[o + j] = x[o + j]; });
     }
   }
   // Work space for a vector that only the selected lanes need: the other
@@ -179,12 +179,18 @@ class VectorBackend {
     for (int j = 0; j < k_; ++j) on_[j] = backend::selected(slots(j), mask) ? 1 : 0;
     return on_.data();
   }
+  // f(o) for the offset o of every row; f(o, j) for every row and lane.
+  template <class F>
+  void each_row(const F& f) const {
+    const std::size_t k = static_cast<std::size_t>(k_);
+    rows::for_each_row(static_cast<std::ptrdiff_t>(n_), k_,
+                       [&](std::ptrdiff_t r) { f(static_cast<std::size_t>(r) * k); });
+  }
   template <class F>
   void for_rows(const F& f) const {
-    for (std::size_t r = 0; r < n_; ++r) {
-      const std::size_t o = r * k_;
+    each_row([&](std::size_t o) {
       for (int j = 0; j < k_; ++j) f(o, j);
-    }
+    });
   }
   const T* coefs(backend::Coef c, std::vector<T>* out) const {
     for (int j = 0; j < k_; ++j) (*out)[j] = static_cast<T>(c.value(slots(j)));

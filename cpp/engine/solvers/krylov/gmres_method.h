@@ -1,6 +1,7 @@
 // Restarted GMRES(m) and flexible GMRES written once over a backend (the CPU
-// backend, the CPU lanes backend; see backend/slots.h for how a backend
-// keeps the scalars). The host solvers (gmres.cc, fgmres.cc) and the batched
+// backend and the CPU lanes backend; the CUDA backend has every primitive
+// it uses, but no solver instantiates it there yet; see backend/slots.h for
+// how a backend keeps the scalars). The host solvers (gmres.cc, fgmres.cc) and the batched
 // solves of several right-hand sides (batched/batched_krylov.cc) run this
 // same code, so a lane of a batch is a one-lane solve step for step.
 //
