@@ -12,6 +12,8 @@
 #include "batched/batched_node.h"
 #include "solvers/krylov/bicgstab_method.h"
 #include "solvers/krylov/cg_method.h"
+#include "solvers/krylov/gmres_cycle.h"
+#include "solvers/krylov/gmres_method.h"
 #include "solvers/krylov/krylov_solver.h"
 
 namespace jaxamg::batched {
@@ -21,6 +23,14 @@ using namespace ::jaxamg::lanes;
 namespace {
 
 using Mask = std::vector<std::uint8_t>;
+
+// (F)GMRES adds to the loop what its host solver adds to Solver<T>::solve:
+// the residual norm from its rotations, and the iterate of a cycle in
+// progress when a lane's inner loop ends.
+template <class M>
+constexpr bool kIsGmres = false;
+template <class T>
+constexpr bool kIsGmres<GmresMethod<VectorBackend<T>>> = true;
 
 bool any(const Mask& m) { return std::find(m.begin(), m.end(), 1) != m.end(); }
 
@@ -39,21 +49,21 @@ struct Lane {
   double rejected_true_norm = std::numeric_limits<double>::infinity();
 };
 
-// The batched solve of one Krylov method M (CgMethod or BicgstabMethod on
-// the lanes backend): the per-lane loop of Solver<T>::solve around M's
-// iterations.
+// The batched solve of one Krylov method M (CgMethod, BicgstabMethod or
+// GmresMethod on the lanes backend): the per-lane loop of Solver<T>::solve
+// around M's iterations.
 template <class T, class M>
 class KrylovBatch final : public BatchSolver<T> {
  public:
   using Backend = VectorBackend<T>;
 
-  // Work space for blocks of up to `cap` lanes, kept for every later solve;
-  // make_method(backend) builds M on it.
+  // Work space for blocks of up to `cap` lanes with `slots` scalars each,
+  // kept for every later solve; make_method(backend) builds M on it.
   template <class MakeMethod>
-  KrylovBatch(const Solver<T>& s, std::unique_ptr<Node<T>> precond, int cap,
+  KrylovBatch(const Solver<T>& s, std::unique_ptr<Node<T>> precond, int cap, int slots,
               MakeMethod make_method)
       : s_(s), A_(s.matrix()), precond_(std::move(precond)), n_(A_.nrows), cap_(cap),
-        be_(static_cast<std::size_t>(n_), cap, M::S::kCount), method_(make_method(be_)) {
+        be_(static_cast<std::size_t>(n_), cap, slots), method_(make_method(be_)) {
     for (Vector<T>* v : {&x_, &b_, &r_, &w_, &spare_}) *v = be_.make_vector();
   }
 
@@ -140,12 +150,20 @@ class KrylovBatch final : public BatchSolver<T> {
     method_.init(r_.data());
   }
 
-  // The operator and preconditioner of M's iterations on the current block.
+  // The operator and preconditioner of M's iterations on the current block
+  // (without a preconditioner, z = r, as KrylovSolver<T>::precondition).
   struct LaneOperator {
     KrylovBatch* batch;
     void matvec(const T* x, T* y) const { spmv(batch->A_, x, y, batch->be_.lanes()); }
     void precondition(const T* r, T* z) const {
+      if (!batch->precond_) {
+        copy<T>(batch->n_, batch->be_.lanes(), r, z);
+        return;
+      }
       batch->precond_->solve(r, z, batch->be_.lanes(), /*x_is_zero=*/true);
+    }
+    void residual(const T* x, T* r) const {
+      lanes::residual(batch->A_, x, batch->b_.data(), r, batch->be_.lanes());
     }
   };
 
@@ -160,10 +178,15 @@ class KrylovBatch final : public BatchSolver<T> {
   void iteration_end(bool monitor, std::vector<double>& nrm) {
     if (monitor) norm(n_, k(), r_.data(), s_.norm_type(), nrm.data());
     const int max_iters = s_.max_iters();
-    Mask check(k(), 0);
+    Mask check(k(), 0), ending(k(), 0);
     for (int j = 0; j < k(); ++j) {
       Lane& L = lanes_[j];
       const IterationResult step = M::outcome(be_.slots(j));
+      if constexpr (kIsGmres<M>) {
+        if (monitor && s_.norm_type() == NormType::kL2) {
+          M::estimate(be_.slots(j), method_.shape().truncated(), &nrm[j]);
+        }
+      }
       ++L.res.iterations;
       if (monitor) {
         L.from_recurrence = true;
@@ -186,6 +209,7 @@ class KrylovBatch final : public BatchSolver<T> {
         L.done = true;
       }
       if (!L.done && L.res.iterations < max_iters) continue;
+      ending[j] = 1;
       if (!L.done) {
         // Krylov methods report SUCCESS after max_iters when not monitoring.
         L.res.status = monitor ? Status::kNotConverged : Status::kSuccess;
@@ -194,6 +218,14 @@ class KrylovBatch final : public BatchSolver<T> {
         check[j] = 1;
       } else {
         L.finished = true;
+      }
+    }
+    if constexpr (kIsGmres<M>) {
+      if (any(ending)) {
+        for (int j = 0; j < k(); ++j) be_.slots(j)[M::S::kFinal] = ending[j];
+        LaneOperator op{this};
+        method_.finalize(op, x_.data());
+        for (int j = 0; j < k(); ++j) be_.slots(j)[M::S::kFinal] = 0.0;
       }
     }
     if (!any(check)) return;
@@ -248,6 +280,7 @@ class KrylovBatch final : public BatchSolver<T> {
     std::vector<Vector<T>*> blocks{&x_, &b_, &r_};
     for (Vector<T>* v : method_.state_vectors()) blocks.push_back(v);
     be_.keep_lanes(keep, blocks, &spare_);
+    if constexpr (kIsGmres<M>) method_.relink();
     std::vector<Lane> kept;
     for (int j : keep) kept.push_back(std::move(lanes_[j]));
     lanes_ = std::move(kept);
@@ -279,7 +312,8 @@ std::unique_ptr<BatchSolver<T>> make_batch_solver(const Solver<T>& s, int lanes)
   const auto* krylov = dynamic_cast<const KrylovSolver<T>*>(&s);
   if (!krylov) return nullptr;
   const bool cg = s.name() == "PCG" || s.name() == "PCGF";
-  if (!cg && s.name() != "PBICGSTAB" && s.name() != "BICGSTAB") return nullptr;
+  const auto* gmres = dynamic_cast<const krylov::GmresCycle<T>*>(&s);
+  if (!cg && !gmres && s.name() != "PBICGSTAB" && s.name() != "BICGSTAB") return nullptr;
   std::unique_ptr<Node<T>> precond;
   if (const Solver<T>* pc = krylov->preconditioner()) {
     precond = make_node(*pc, cap, /*as_solve=*/true);
@@ -291,12 +325,20 @@ std::unique_ptr<BatchSolver<T>> make_batch_solver(const Solver<T>& s, int lanes)
   if (cg) {
     const bool flexible = s.name() == "PCGF";
     return std::make_unique<KrylovBatch<T, CgMethod<VectorBackend<T>>>>(
-        s, std::move(precond), cap, [&](VectorBackend<T>& be) {
+        s, std::move(precond), cap, CgSlots::kCount, [&](VectorBackend<T>& be) {
           return CgMethod<VectorBackend<T>>(be, preconditioned, flexible);
         });
   }
+  if (gmres) {
+    using Method = GmresMethod<VectorBackend<T>>;
+    const GmresShape shape = gmres->shape();
+    const bool track = gmres->tracks_residual();
+    return std::make_unique<KrylovBatch<T, Method>>(
+        s, std::move(precond), cap, Method::layout(shape).count(),
+        [&](VectorBackend<T>& be) { return Method(be, shape, track); });
+  }
   return std::make_unique<KrylovBatch<T, BicgstabMethod<VectorBackend<T>>>>(
-      s, std::move(precond), cap, [&](VectorBackend<T>& be) {
+      s, std::move(precond), cap, BicgstabSlots::kCount, [&](VectorBackend<T>& be) {
         return BicgstabMethod<VectorBackend<T>>(be, preconditioned);
       });
 }

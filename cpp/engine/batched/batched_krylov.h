@@ -1,6 +1,6 @@
 // Batched Krylov solves: k right-hand sides of one matrix solved together by
-// PCG, PCGF or PBICGSTAB (BICGSTAB too), with multi-vector products and a
-// multi-vector preconditioner (batched_node.h) on one setup.
+// PCG, PCGF, PBICGSTAB (BICGSTAB too), GMRES or FGMRES, with multi-vector
+// products and a multi-vector preconditioner (batched_node.h) on one setup.
 //
 // Every lane is its own solve: it has its own recurrence scalars, stopping
 // test, residual history, iteration count and status, and follows
@@ -11,11 +11,10 @@
 // the block (its solution is final); the others go on in a narrower block.
 //
 // Not covered (solve_batched returns false and the caller solves lane by
-// lane): any other top-level method (CG without a preconditioner, GMRES,
-// FGMRES, IDR, AMG or a smoother as the outer solver), a preconditioner
-// without a node (see batched_node.h), a preconditioner that monitors its
-// residual, statistics printing (print_solve_stats, obtain_timings), and
-// distributed matrices.
+// lane): any other top-level method (CG without a preconditioner, IDR, AMG
+// or a smoother as the outer solver), a preconditioner without a node (see
+// batched_node.h), a preconditioner that monitors its residual, statistics
+// printing (print_solve_stats, obtain_timings), and distributed matrices.
 #pragma once
 #include <memory>
 #include <vector>

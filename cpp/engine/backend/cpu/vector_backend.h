@@ -63,6 +63,14 @@ class VectorBackend {
   void xpby(const T* x, backend::Coef b, T* y, int mask) {
     if (any(mask)) cpu::axpby<T>(n_, T(1), x, coef(b), y);
   }
+  // y = a x + b y
+  void axpby(backend::Coef a, const T* x, backend::Coef b, T* y, int mask) {
+    if (any(mask)) cpu::axpby<T>(n_, coef(a), x, coef(b), y);
+  }
+  // x = a x
+  void scale(backend::Coef a, T* x, int mask) {
+    if (any(mask)) cpu::scale<T>(n_, coef(a), x);
+  }
   // z = a x + b y + c z
   void axpbypcz(backend::Coef a, const T* x, backend::Coef b, const T* y, backend::Coef c, T* z,
                 int mask) {
@@ -139,6 +147,33 @@ class VectorBackend {
       for (Index i = 0; i < n; ++i) x[i] += alpha * p[i];
     }
   }
+
+  // out += sum_i s[coef + i] v[i] over i in [s[range], s[range + 1]), two
+  // vectors per pass.
+  void combine(T* const* v, int coef, int range, T* out, int mask) {
+    if (!any(mask)) return;
+    const double* s = slots_.data();
+    int i = static_cast<int>(s[range]);
+    const int end = static_cast<int>(s[range + 1]);
+    for (; i + 1 < end; i += 2) {
+      cpu::axpbypcz<T>(n_, static_cast<T>(s[coef + i]), v[i], static_cast<T>(s[coef + i + 1]),
+                       v[i + 1], T(1), out);
+    }
+    if (i < end) cpu::axpy<T>(n_, static_cast<T>(s[coef + i]), v[i], out);
+  }
+  // The vector of table[s[index] + offset]: with one lane that is the
+  // table's own vector (nothing is copied; `scratch` stays empty), which
+  // the caller may also write and then scatter() back as a no-op.
+  T* gather(T* const* table, int index, int offset, vector_type* /*scratch*/, int /*mask*/,
+            bool /*read*/) {
+    return table[static_cast<int>(slots_[index]) + offset];
+  }
+  void scatter(const T* x, T* const* table, int index, int offset, int mask) {
+    if (any(mask)) cpu::copy(n_, x, table[static_cast<int>(slots_[index]) + offset]);
+  }
+  // Work space for a vector that only the selected lanes need: with one
+  // lane, `reusable` itself.
+  T* lane_work(T* reusable, vector_type* /*scratch*/) { return reusable; }
 
  private:
   // Below this many rows a sweep is cheaper than OpenMP's fork/join (the

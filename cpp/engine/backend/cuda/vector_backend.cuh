@@ -158,6 +158,21 @@ __global__ void add_scaled_kernel(std::size_t n, T alpha, const T* p, T* x) {
   JAXAMG_GRID_LOOP(i, n) x[i] += alpha * p[i];
 }
 
+template <class T>
+__global__ void axpby_kernel(std::size_t n, const double* s, int mask, backend::Coef a, const T* x,
+                             backend::Coef b, T* y) {
+  if (!backend::selected(s, mask)) return;
+  const T ca = static_cast<T>(a.value(s)), cb = static_cast<T>(b.value(s));
+  JAXAMG_GRID_LOOP(i, n) y[i] = ca * x[i] + cb * y[i];
+}
+
+template <class T>
+__global__ void scale_kernel(std::size_t n, const double* s, int mask, backend::Coef a, T* x) {
+  if (!backend::selected(s, mask)) return;
+  const T ca = static_cast<T>(a.value(s));
+  JAXAMG_GRID_LOOP(i, n) x[i] *= ca;
+}
+
 #undef JAXAMG_GRID_LOOP
 
 }  // namespace vector_kernels
@@ -240,6 +255,46 @@ class VectorBackend {
     axpbypcz_kernel<T>
         <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x, b, y, c, z);
     check_launch("axpbypcz");
+  }
+  void axpby(backend::Coef a, const T* x, backend::Coef b, T* y, int mask) {
+    using namespace vector_kernels;
+    axpby_kernel<T>
+        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x, b, y);
+    check_launch("axpby");
+  }
+  void scale(backend::Coef a, T* x, int mask) {
+    using namespace vector_kernels;
+    scale_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x);
+    check_launch("scale");
+  }
+  // out += sum_i s[coef + i] v[i] over i in [s[range], s[range + 1]), paired
+  // as the CPU backend pairs them. The range is read on the host (a wait).
+  void combine(T* const* v, int coef, int range, T* out, int mask) {
+    const std::vector<double> h = read_slots();
+    int i = static_cast<int>(h[range]);
+    const int end = static_cast<int>(h[range + 1]);
+    for (; i + 1 < end; i += 2) {
+      axpbypcz(backend::slot(coef + i), v[i], backend::slot(coef + i + 1), v[i + 1],
+               backend::constant(1.0), out, mask);
+    }
+    if (i < end) axpy(backend::slot(coef + i), v[i], out, mask);
+  }
+  // One lane: table[s[index] + offset] itself (the index is read on the
+  // host, a wait); scatter() of it back is a no-op.
+  T* gather(T* const* table, int index, int offset, vector_type* /*scratch*/, int /*mask*/,
+            bool /*read*/) {
+    return table[static_cast<int>(read_slots()[index]) + offset];
+  }
+  void scatter(const T* x, T* const* table, int index, int offset, int mask) {
+    T* y = table[static_cast<int>(read_slots()[index]) + offset];
+    if (y != x) copy(x, y, mask);
+  }
+  // Work space for a vector that only the selected lanes need: one lane,
+  // but any() cannot tell the host whether it is selected, so a vector of
+  // its own.
+  T* lane_work(T* /*reusable*/, vector_type* scratch) {
+    if (scratch->size() != n_) *scratch = make_vector();
+    return scratch->data();
   }
 
   // ---- row sweeps of the smoothers (see the CPU backend) ----

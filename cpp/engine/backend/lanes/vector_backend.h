@@ -92,6 +92,75 @@ class VectorBackend {
       lanes::axpbypcz<T>(n_, k_, coefs(a, &a_), x, coefs(b, &b_), y, coefs(c, &c_), z, on(mask));
     }
   }
+  void axpby(backend::Coef a, const T* x, backend::Coef b, T* y, int mask) {
+    if (!any(mask)) return;
+    const T* ca = coefs(a, &a_);
+    const T* cb = coefs(b, &b_);
+    const std::uint8_t* m = on(mask);
+    for_rows([&](std::size_t o, int j) {
+      if (!m || m[j]) y[o + j] = ca[j] * x[o + j] + cb[j] * y[o + j];
+    });
+  }
+  void scale(backend::Coef a, T* x, int mask) {
+    if (!any(mask)) return;
+    const T* ca = coefs(a, &a_);
+    const std::uint8_t* m = on(mask);
+    for_rows([&](std::size_t o, int j) {
+      if (!m || m[j]) x[o + j] *= ca[j];
+    });
+  }
+  // For each selected lane: out += sum_i s[coef + i] v[i] over its own
+  // [s[range], s[range + 1]), paired as the CPU backend pairs them.
+  void combine(T* const* v, int coef, int range, T* out, int mask) {
+    if (!any(mask)) return;
+    for (int j = 0; j < k_; ++j) {
+      const double* s = slots(j);
+      if (!backend::selected(s, mask)) continue;
+      const int end = static_cast<int>(s[range + 1]);
+      int i = static_cast<int>(s[range]);
+      for (; i + 1 < end; i += 2) {
+        const T a = static_cast<T>(s[coef + i]), b = static_cast<T>(s[coef + i + 1]);
+        const T *x = v[i], *y = v[i + 1];
+        each_row([&](std::size_t o) {
+          out[o + j] = a * x[o + j] + b * y[o + j] + T(1) * out[o + j];
+        });
+      }
+      if (i < end) {
+        const T a = static_cast<T>(s[coef + i]);
+        const T* x = v[i];
+        each_row([&](std::size_t o) { out[o + j] += a * x[o + j]; });
+      }
+    }
+  }
+  // A block whose lane j holds lane j of table[s_j[index] + offset] (for the
+  // selected lanes; `read` false leaves the values, the caller overwrites
+  // them): lanes at different steps read different vectors.
+  T* gather(T* const* table, int index, int offset, vector_type* scratch, int mask, bool read) {
+    if (scratch->empty()) *scratch = make_vector();
+    T* out = scratch->data();
+    if (!read) return out;
+    for (int j = 0; j < k_; ++j) {
+      if (!backend::selected(slots(j), mask)) continue;
+      const T* x = table[static_cast<int>(slots(j)[index]) + offset];
+      each_row([&](std::size_t o) { out[o + j] = x[o + j]; });
+    }
+    return out;
+  }
+  // Lane j of x into lane j of table[s_j[index] + offset], selected lanes.
+  void scatter(const T* x, T* const* table, int index, int offset, int mask) {
+    for (int j = 0; j < k_; ++j) {
+      if (!backend::selected(slots(j), mask)) continue;
+      T* y = table[static_cast<int>(slots(j)[index]) + offset];
+      if (y == x) continue;
+      each_row([&](std::size_t o) { y[o + j] = x[o + j]; });
+    }
+  }
+  // Work space for a vector that only the selected lanes need: the other
+  // lanes' values in `reusable` must survive, so a block of its own.
+  T* lane_work(T* /*reusable*/, vector_type* scratch) {
+    if (scratch->empty()) *scratch = make_vector();
+    return scratch->data();
+  }
 
   // ---- row sweeps of the smoothers (every lane; coefficients shared) ----
 
@@ -163,6 +232,19 @@ class VectorBackend {
     if (mask < 0) return nullptr;
     for (int j = 0; j < k_; ++j) on_[j] = backend::selected(slots(j), mask) ? 1 : 0;
     return on_.data();
+  }
+  // f(o) for the offset o of every row; f(o, j) for every row and lane.
+  template <class F>
+  void each_row(const F& f) const {
+    const std::size_t k = static_cast<std::size_t>(k_);
+    rows::for_each_row(static_cast<std::ptrdiff_t>(n_), k_,
+                       [&](std::ptrdiff_t r) { f(static_cast<std::size_t>(r) * k); });
+  }
+  template <class F>
+  void for_rows(const F& f) const {
+    each_row([&](std::size_t o) {
+      for (int j = 0; j < k_; ++j) f(o, j);
+    });
   }
   const T* coefs(backend::Coef c, std::vector<T>* out) const {
     for (int j = 0; j < k_; ++j) (*out)[j] = static_cast<T>(c.value(slots(j)));

@@ -1,17 +1,18 @@
-// What GMRES and FGMRES share: the restart cycle. Each cycle starts from the
-// true residual r = b - A x (beta = |r|, v_0 = r / beta); each Arnoldi step
-// rotates the new Hessenberg column into triangular form and updates the
-// rotated right-hand side g, whose last entry |g_{j+1}| is the residual norm
-// of the least-squares iterate; with L1/LMAX norms (or truncated FGMRES) the
-// residual vector is carried by its own recurrence instead.
+// The host solvers GMRES and FGMRES (gmres.cc, fgmres.cc): the one restarted
+// (F)GMRES method (gmres_method.h) on the CPU backend, inside the generic
+// loop of Solver<T>. m is gmres_n_restart capped at max_iters. The basis
+// vectors are allocated as the Arnoldi steps reach them: nothing at setup,
+// and a solve that converges in k < m steps stores k + 1 of them; later
+// solves of the same shape reuse them. In the L2 norm the loop reads the
+// residual norm from the rotated right-hand side; otherwise the residual
+// vector is carried by its own recurrence.
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
-#include <vector>
 
-#include "backend/cpu/blas.h"
-#include "solvers/krylov/hessenberg.h"
+#include "solvers/krylov/gmres_method.h"
 #include "solvers/krylov/krylov_solver.h"
 
 namespace jaxamg::krylov {
@@ -19,98 +20,90 @@ namespace jaxamg::krylov {
 template <class T>
 class GmresCycle : public KrylovSolver<T> {
  public:
-  GmresCycle(SolverContext& ctx, const std::string& scope, const std::string& name)
-      : KrylovSolver<T>(ctx, scope, name, true) {
+  GmresCycle(SolverContext& ctx, const std::string& scope, const std::string& name, bool flexible)
+      : KrylovSolver<T>(ctx, scope, name, true), flexible_(flexible) {
     restart_ = this->positive_param("gmres_n_restart");
+  }
+
+  // The shape of a solve with the current max_iters.
+  GmresShape shape() const {
+    GmresShape sh;
+    sh.cycle = std::min(restart_, std::max(1, this->max_iters_));
+    sh.window = window_ > 0 ? std::min(window_, sh.cycle) : sh.cycle;
+    sh.flexible = flexible_;
+    sh.preconditioned = this->has_preconditioner();
+    return sh;
+  }
+  // Whether the loop measures r, which the method then carries.
+  bool tracks_residual() const {
+    return this->monitor_residual_ && (this->norm_ != NormType::kL2 || shape().truncated());
   }
 
   // The n-vectors the method holds besides the residual (basis vectors and
   // work space): none after setup, they are allocated as a solve needs them.
-  virtual std::size_t stored_vectors() const = 0;
+  std::size_t stored_vectors() const { return method_ ? method_->stored_vectors() : 0; }
 
  protected:
-  // At the start of a solve: the first cycle begins from initial_residual's r_.
-  void begin_solve(bool track_residual) {
-    j_ = 0;
-    first_cycle_ = true;
-    estimate_ = -1;
-    track_residual_ = track_residual;
+  using Method = GmresMethod<cpu::VectorBackend<T>>;
+
+  void krylov_setup() override { configure(); }
+
+  void solve_init(const T* b, T* x, bool x_is_zero) override {
+    this->initial_residual(b, x, x_is_zero);
+    configure();  // max_iters may have changed since setup
+    method_->set_tracking(tracks_residual());
+    backend_->slots()[GmresSlots::kInit] = 1.0;
+    method_->init(this->r_.data());
   }
 
-  // At j_ == 0: r_ = b - A x (after the first cycle), v0 = r_ / |r_|, g =
-  // |r_| e_1. Returns kContinue to go on with the Arnoldi step, kConverged
-  // for r_ = 0 and kBreakdown for a non-finite residual.
-  IterationResult start_cycle(const T* b, const T* x, T* v0) {
-    const std::size_t n = this->rows();
-    T* r = this->r_.data();
-    if (!first_cycle_) this->residual_of(x, b, r);
-    first_cycle_ = false;
-    const double beta = this->global_norm(n, r, NormType::kL2);
-    estimate_ = beta;
-    if (beta == 0.0) return IterationResult::kConverged;
-    if (!std::isfinite(beta)) return IterationResult::kBreakdown;
-    cpu::copy(n, r, v0);
-    cpu::scale<T>(n, static_cast<T>(1.0 / beta), v0);
-    std::fill(g_.begin(), g_.end(), 0.0);
-    g_[0] = beta;
-    return IterationResult::kContinue;
+  IterationResult solve_iteration(const T* b, T* x, bool /*x_is_zero*/) override {
+    Operator op{this, b};
+    method_->iteration(op, x, this->r_.data());
+    return Method::outcome(backend_->slots());
   }
 
-  // Column j of the Hessenberg matrix, rows first..j in col[0..j-first]
-  // (col2: the squared norm of the whole column, hn included): applies the
-  // earlier rotations, makes rotation j from (h_jj, hn) and rotates g.
-  // Returns false when the rotated diagonal vanishes (the new direction adds
-  // nothing: singular Hessenberg matrix); `invariant` is set when hn ~ 0,
-  // the "happy" breakdown that closes the cycle.
-  bool rotate_column(double* col, int first, int j, double hn, double col2, bool* invariant) {
-    const double tiny = unit_roundoff<T>() * std::sqrt(col2);
-    for (int i = first; i < j; ++i) rot_[i].apply(col[i - first], col[i + 1 - first]);
-    double& diag = col[j - first];
-    if (!make_givens(diag, hn, rot_[j]) || !(diag > tiny)) return false;
-    g_[j + 1] = -rot_[j].s * g_[j];
-    g_[j] = rot_[j].c * g_[j];
-    estimate_ = std::abs(g_[j + 1]);
-    *invariant = !(hn > tiny);
-    return true;
+  void solve_finalize(const T* b, T* x) override {
+    Operator op{this, b};
+    method_->finalize(op, x, backend::kAllLanes);
   }
 
-  // r_j = s_j^2 r_{j-1} + c_j g_{j+1} v_{j+1}: the residual of the
-  // least-squares iterate without forming it (exact for any basis with
-  // A Z = V H); w is v_{j+1}, unused when the space is invariant.
-  void advance_residual(int j, const T* w, bool invariant) {
-    if (!track_residual_) return;
-    const std::size_t n = this->rows();
-    T* r = this->r_.data();
-    const double s2 = rot_[j].s * rot_[j].s;
-    if (invariant) {
-      cpu::scale<T>(n, static_cast<T>(s2), r);
-    } else {
-      cpu::axpby<T>(n, static_cast<T>(rot_[j].c * g_[j + 1]), w, static_cast<T>(s2), r);
-    }
-  }
-
-  void resize_least_squares(int m) {
-    g_.assign(m + 1, 0.0);
-    y_.assign(m + 1, 0.0);
-    rot_.assign(m, Givens{});
-  }
-
-  // The L2 residual norm from g, where the method keeps it.
-  bool estimate_from_rotations(double* norm, bool available) const {
-    if (this->norm_ != NormType::kL2 || !available || estimate_ < 0) return false;
-    *norm = estimate_;
-    return true;
+  bool residual_norm_estimate(double* norm) const override {
+    if (this->norm_ != NormType::kL2 || !method_) return false;
+    return Method::estimate(backend_->slots(), shape().truncated(), norm);
   }
 
   int restart_ = 20;
-  int j_ = 0;  // Arnoldi step within the cycle
-  std::vector<double> g_, y_;
-  std::vector<Givens> rot_;
+  int window_ = 0;  // FGMRES's gmres_krylov_dim (0: the cycle)
 
  private:
-  bool first_cycle_ = true;
-  bool track_residual_ = false;
-  double estimate_ = -1;
+  struct Operator {
+    GmresCycle* solver;
+    const T* b;
+    void matvec(const T* x, T* y) const { solver->matvec(x, y); }
+    void precondition(const T* r, T* z) const { solver->precondition(r, z); }
+    void residual(const T* x, T* r) const { solver->residual_of(x, b, r); }
+  };
+
+  // The method for the current shape; one of the same shape and size is
+  // kept with its vectors.
+  void configure() {
+    const GmresShape sh = shape();
+    const std::size_t n = this->rows();
+    if (method_ && rows_ == n && same(method_->shape(), sh)) return;
+    method_.reset();
+    rows_ = n;
+    backend_.emplace(this->host_backend(Method::layout(sh).count()));
+    method_.emplace(*backend_, sh, tracks_residual());
+  }
+  static bool same(const GmresShape& a, const GmresShape& b) {
+    return a.cycle == b.cycle && a.window == b.window && a.flexible == b.flexible &&
+           a.preconditioned == b.preconditioned;
+  }
+
+  bool flexible_;
+  std::size_t rows_ = 0;
+  std::optional<cpu::VectorBackend<T>> backend_;
+  std::optional<Method> method_;
 };
 
 }  // namespace jaxamg::krylov

@@ -32,12 +32,22 @@
 #include <cstdint>
 
 #include "backend/cpu/blas.h"
-#include "solvers/krylov/arnoldi.h"
 #include "solvers/krylov/krylov_solver.h"
 
 namespace jaxamg {
 
 namespace {
+
+// out += sum_i y[i] basis[i], two vectors per pass.
+template <class T>
+void add_combination(std::size_t n, const T* const* basis, int count, const double* y, T* out) {
+  int i = 0;
+  for (; i + 1 < count; i += 2) {
+    cpu::axpbypcz<T>(n, static_cast<T>(y[i]), basis[i], static_cast<T>(y[i + 1]), basis[i + 1],
+                     T(1), out);
+  }
+  if (i < count) cpu::axpy<T>(n, static_cast<T>(y[i]), basis[i], out);
+}
 
 template <class T>
 class Idr final : public KrylovSolver<T> {
@@ -166,7 +176,7 @@ class Idr final : public KrylovSolver<T> {
         ptrs_[i - k] = col(G_, i);
         coef_[i - k] = -c_[i - k];
       }
-      krylov::add_combination<T>(n, ptrs_.data(), s_ - k, coef_.data(), v);
+      add_combination<T>(n, ptrs_.data(), s_ - k, coef_.data(), v);
     }
     T* z = v;
     if (this->has_preconditioner()) {
@@ -186,7 +196,7 @@ class Idr final : public KrylovSolver<T> {
       }
       ptrs_[cnt] = z;
       coef_[cnt] = omega_;
-      krylov::add_combination<T>(n, ptrs_.data(), cnt + 1, coef_.data(), uk);
+      add_combination<T>(n, ptrs_.data(), cnt + 1, coef_.data(), uk);
     }
     T* gk = col(G_, k);
     this->matvec(uk, gk);
@@ -219,9 +229,9 @@ class Idr final : public KrylovSolver<T> {
           ptrs_[i] = col(G_, i);
           coef_[i] = -c_[i];
         }
-        krylov::add_combination<T>(n, ptrs_.data(), k, coef_.data(), gk);
+        add_combination<T>(n, ptrs_.data(), k, coef_.data(), gk);
         for (int i = 0; i < k; ++i) ptrs_[i] = col(U_, i);
-        krylov::add_combination<T>(n, ptrs_.data(), k, coef_.data(), uk);
+        add_combination<T>(n, ptrs_.data(), k, coef_.data(), uk);
         for (int i = k; i < s_; ++i) {
           for (int l = 0; l < k; ++l) mu_[i] -= m(i, l) * c_[l];
         }
