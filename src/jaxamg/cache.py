@@ -67,7 +67,7 @@ def with_cache(
 
 def _checked_near_nullspace(A: Any, spec: Any) -> Any:
     """`spec` validated against `A`'s rows (when `A` has a shape), as given."""
-    from ._near_nullspace import check_near_nullspace
+    from ._core.aggregation_modes import check_near_nullspace
 
     shape = getattr(A, "shape", None)
     if shape is not None and len(shape) == 2:
@@ -111,7 +111,7 @@ def get_solver_cache_info() -> dict:
     so a solve whose result nobody has waited for may not be counted yet:
     call ``jax.block_until_ready`` on its result first.
     """
-    from ._ffi import native
+    from ._core.ffi import native
 
     raw = native().cache_info()
     entries = _decoded(raw["entries"], "cpu")
@@ -143,7 +143,7 @@ def clear_solver_cache() -> None:
     memory returns to the driver) and MPI — so the next solve sets up from
     scratch. Under MPI it is local to the calling process and safe to call
     on some processes only."""
-    from ._ffi import native
+    from ._core.ffi import native
 
     native().clear_cache()
     for name in ("_cuda", "_mpi"):

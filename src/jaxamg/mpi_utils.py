@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._mpi_comm import check_comm, require_mpi4py
+from ._dist.comm import check_comm, require_mpi4py
 
 __all__ = [
     "get_partition_info",
@@ -77,7 +77,7 @@ def partition_csr_matrix(A_global: Any, rank: int, nranks: int):
     import jax.numpy as jnp
     from jax.experimental import sparse as jsparse
 
-    from ._matrix import as_csr
+    from ._core.matrix import as_csr
 
     where = "jaxamg.mpi_utils.partition_csr_matrix"
     csr = as_csr(A_global, where)
@@ -121,7 +121,7 @@ def validate_partition(A_local: Any, nglobal: int, row_start: int, row_end: int)
     monotone row pointers that end at nnz, and column indices in
     ``[0, nglobal)``. Raises ValueError naming what is wrong; prints a
     confirmation line and returns True otherwise."""
-    from ._matrix import as_csr
+    from ._core.matrix import as_csr
 
     where = "jaxamg.mpi_utils.validate_partition"
     nglobal = _int("nglobal", nglobal, "validate_partition", 1)
@@ -181,7 +181,7 @@ def gather_vector(x_local: Any, comm: Any, root: int = 0):
     differentiable."""
     import jax.numpy as jnp
 
-    from ._mpi_comm import run_and_agree
+    from ._dist.comm import run_and_agree
 
     where = "jaxamg.mpi_utils.gather_vector"
     MPI = require_mpi4py(where)
@@ -230,7 +230,7 @@ def make_allgather_vector(
     Creating it is collective (the local sizes are checked to sum to
     `nglobal`); so is every call.
     """
-    from ._mpi_comm import run_and_agree
+    from ._dist.comm import run_and_agree
 
     where = "jaxamg.mpi_utils.make_allgather_vector"
     check_comm(comm, where)
@@ -279,7 +279,7 @@ def make_allgather_vector(
                 f"{expected}; the blocks must be contiguous and in rank order."
             )
         expected += size
-    from ._mpi_allgather import build_allgather
+    from ._dist.allgather import build_allgather
 
     return build_allgather(comm, tuple(sizes), comm.Get_rank(), chosen)
 

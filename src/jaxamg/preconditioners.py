@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ._config_rules import deep_merge
+from ._core.config_rules import deep_merge
 from ._solve import solve  # module attribute: tests replace it
 
 __all__ = [
@@ -150,12 +150,12 @@ def make_preconditioner(
     """
     from .config import prepare_config
 
-    from ._solve import _validate_with_engine
+    from ._core.checks import validate_with_engine
 
     cfg = preconditioner_config(config, **kwargs)
     # Fail here, naming the key (unknown parameters and solver names
     # included), rather than inside the first Krylov step.
-    _validate_with_engine(prepare_config(cfg, mpi=comm is not None))
+    validate_with_engine(prepare_config(cfg, mpi=comm is not None))
     if not isinstance(return_info, bool):
         raise TypeError(
             f"`make_preconditioner`: `return_info` must be True or False, got {return_info!r}; "
@@ -239,7 +239,7 @@ def _operator_matrix(lx: Any, operator: Any, n: int, dtype: Any):
     from jax.experimental import sparse as jsparse
 
     from . import sparsity
-    from ._matrix import is_concrete
+    from ._core.matrix import is_concrete
 
     if isinstance(operator, lx.MatrixLinearOperator):
         matrix = operator.as_matrix()

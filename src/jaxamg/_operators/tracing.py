@@ -21,9 +21,9 @@ import logging
 
 import numpy as np
 
-from . import _deps as D
-from ._const_eval import as_value, fold
-from ._index_maps import (
+from . import deps as D
+from .const_eval import as_value, fold
+from .index_maps import (
     MOVEMENT_INDEX_OPERANDS,
     conv_table,
     dot_general_pairs,

@@ -9,11 +9,11 @@ from types import ModuleType
 @functools.cache
 def engine() -> ModuleType:
     """Returns ``jaxamg._engine``, importing it on the first call."""
-    from ._threads import configure_openmp
+    from .threads import configure_openmp
 
     configure_openmp()
     try:
-        from . import _engine
+        from .. import _engine
     except ImportError as e:
         raise ImportError(
             "jaxamg: the native engine module jaxamg._engine could not be loaded "

@@ -18,7 +18,7 @@ _registered = False
 @functools.lru_cache(maxsize=None)
 def native():
     """The compiled module; raises ImportError with guidance if missing."""
-    from ._threads import configure_openmp
+    from .threads import configure_openmp
 
     configure_openmp()
     try:
@@ -121,7 +121,7 @@ _mpi_registered = False
 @functools.lru_cache(maxsize=None)
 def mpi_native():
     """The MPI module; raises RuntimeError if this build has none."""
-    from ._threads import configure_openmp
+    from .threads import configure_openmp
 
     configure_openmp()
     try:

@@ -42,23 +42,20 @@ from typing import Any
 
 import numpy as np
 
-from . import _ffi
-from ._linear_solve import _Static, jax_jit_lazy, native_linear_solve, pattern_product
-from ._matrix import is_concrete, structure_fingerprint
-from ._mpi_comm import check_comm, comm_handle, run_and_agree
-from ._mpi_validate import WHERE, check_global, prepare_local, summary
-from ._operand_order import after
-from ._solve import (
-    add_inconsistency,
-    _stats_lock,
-    _to_runtime_error,
-    make_info,
-    structure_arrays,
-)
+from .._core import ffi
+from .._core.linear_solve import Static, jax_jit_lazy, native_linear_solve, pattern_product
+from .._core.matrix import is_concrete, structure_fingerprint
+from .comm import check_comm, comm_handle, run_and_agree
+from .validate import WHERE, check_global, prepare_local, summary
+from .._core.operand_order import after
+from .._core.errors import to_runtime_error
+from .._core.info import add_inconsistency, make_info
+from .._core.stats import stats_lock, take_stats_text
+from .._core.structure import structure_arrays
 
 
 @dataclasses.dataclass(frozen=True)
-class _MpiStatic(_Static):
+class MpiStatic(Static):
     """The single-process static arguments and the distribution's."""
 
     comm: int  # Fortran handle
@@ -70,8 +67,8 @@ class _MpiStatic(_Static):
     exchange: Any = None
 
 
-def _native_solve(st: _MpiStatic, indptr, indices, data, rhs, guess, transpose, use_x0):
-    return _ffi.solve_mpi_call(
+def _native_solve(st: MpiStatic, indptr, indices, data, rhs, guess, transpose, use_x0):
+    return ffi.solve_mpi_call(
         indptr,
         indices,
         data,
@@ -90,14 +87,14 @@ def _native_solve(st: _MpiStatic, indptr, indices, data, rhs, guess, transpose, 
     )
 
 
-def _exchange(st: _MpiStatic, indptr, indices, x):
+def _exchange(st: MpiStatic, indptr, indices, x):
     """x at the column of every stored entry of this rank's rows (pattern
     order): the owned columns read locally, the others by the halo exchange
     (the cached native plan; the sharded interface's all_to_all plan inside
     shard_map). Only boundary values travel. Collective."""
     if st.exchange is not None:
         return st.exchange(x)
-    return _ffi.gather_columns_call(
+    return ffi.gather_columns_call(
         indptr, indices, x, structure=st.structure, comm=st.comm, row_start=st.row_start,
         nglobal=st.nglobal,
     )
@@ -182,14 +179,14 @@ def _core():
 
 
 @functools.partial(jax_jit_lazy, static_argnames=("st",))
-def mpi_linear_solve(indptr, indices, rows, data, b, x0, st: _MpiStatic):
+def mpi_linear_solve(indptr, indices, rows, data, b, x0, st: MpiStatic):
     """The differentiable distributed core: returns (x_local, stats)."""
     import jax
 
     return _core()(st, indptr, indices, rows, data, b, jax.lax.stop_gradient(x0))
 
 
-def _agree(comm, A, b, x0, precheck=None, **options):
+def agree(comm, A, b, x0, precheck=None, **options):
     """Local checks on every rank, one allgather, then the global checks."""
     rank = comm.Get_rank()
     reuse_setup = options.get("reuse_setup", False)
@@ -201,7 +198,7 @@ def _agree(comm, A, b, x0, precheck=None, **options):
 
     local, summaries = run_and_agree(comm, local, extra=lambda v: summary(v, reuse_setup))
     check_global(summaries)
-    _ffi.mpi_native()  # a build without MPI fails here, on every rank alike
+    ffi.mpi_native()  # a build without MPI fails here, on every rank alike
     return local, summaries
 
 
@@ -225,7 +222,7 @@ def solve_mpi(
     `partition_info` is given, or `A` carries ``with_cache(mpi=...)``)."""
     import jax
 
-    from .config import outer_max_iters
+    from ..config import outer_max_iters
 
     meta = getattr(A, "_mpi_cache", None)
     precheck = None
@@ -267,11 +264,11 @@ def solve_mpi(
         check_comm(comm, WHERE)
         options.update(nglobal=nglobal, partition_info=partition_info, config=config,
                        kwargs=kwargs)
-    local, _ = _agree(comm, A, b, x0, precheck=precheck, **options)
+    local, _ = agree(comm, A, b, x0, precheck=precheck, **options)
     symmetric = local.symmetric or bool(meta and meta.get("is_symmetric", False))
     fingerprint = structure_fingerprint(local.csr.indptr, local.csr.indices)
     indptr, indices, rows = structure_arrays(local.csr, fingerprint)
-    st = _MpiStatic(
+    st = MpiStatic(
         config=local.config_text,
         structure=fingerprint,
         reuse_setup=bool(reuse_setup),
@@ -286,7 +283,7 @@ def solve_mpi(
 
     null_basis = transpose_basis = None
     if local.singular:
-        from ._mpi_nullspace import global_bases
+        from .nullspace import global_bases
 
         null_basis, transpose_basis = global_bases(
             comm, local.null_specs, local.row_end - local.row_start, local.nglobal,
@@ -300,7 +297,7 @@ def solve_mpi(
         inconsistency = None
         try:
             if local.singular:
-                from ._mpi_nullspace import singular_solve
+                from .nullspace import singular_solve
 
                 x, stats, inconsistency = singular_solve(
                     core, local.b, null_basis, transpose_basis, st.comm
@@ -312,7 +309,7 @@ def solve_mpi(
             else:
                 _wait_if_eager((x, stats))
         except jax.errors.JaxRuntimeError as e:
-            raise _to_runtime_error(e) from None
+            raise to_runtime_error(e) from None
         info = make_info(stats, st.history_len)
         if inconsistency is not None:
             add_inconsistency(info, inconsistency)
@@ -320,12 +317,12 @@ def solve_mpi(
 
     if save_stats_file is None:
         return run()
-    with _stats_lock:
-        _take_stats_text()  # drop text left by earlier solves
+    with stats_lock:
+        take_stats_text(distributed=True)  # drop text left by earlier solves
         x, info = run()
-        text = _take_stats_text()
+        text = take_stats_text(distributed=True)
     if comm.Get_rank() == 0:
-        from ._stats import write_stats_file
+        from .._core.stats import write_stats_file
 
         write_stats_file(text, save_stats_file)
     return x, info
@@ -348,16 +345,6 @@ def _wait_if_eager(values) -> None:
         elif isinstance(value, jax.Array):
             ready.append(value)
     jax.block_until_ready(ready)
-
-
-def _take_stats_text() -> str:
-    """The engine's recorded statistics (the MPI module's when it keeps its
-    own buffer, else the single-process module's)."""
-    module = _ffi.mpi_native()
-    take = getattr(module, "take_stats_text", None)
-    if take is None:
-        take = _ffi.native().take_stats_text
-    return take()
 
 
 def _check_cached(meta: dict, comm: Any, nglobal: Any, partition_info: Any) -> None:
@@ -415,10 +402,10 @@ def cache_mpi_metadata(
 
     check_comm(comm, "jaxamg.cache_mpi_metadata")
     if is_symmetric:
-        from .cache import with_cache
+        from ..cache import with_cache
 
         with_cache(A, is_symmetric=True)
-    local, summaries = _agree(
+    local, summaries = agree(
         comm, A, None, None, partition_info=partition_info, nglobal=nglobal,
         block_dim=block_dim, reuse_setup=False, save_stats_file=None, config=config,
         save_stats=bool(save_stats), singular=bool(singular),

@@ -23,8 +23,8 @@ import warnings
 
 import numpy as np
 
-from . import _ffi
-from ._status import AMGXStatus
+from . import ffi
+from .status import AMGXStatus
 
 
 class AdjointConvergenceWarning(UserWarning):
@@ -32,7 +32,7 @@ class AdjointConvergenceWarning(UserWarning):
 
 
 @dataclasses.dataclass(frozen=True)
-class _Static:
+class Static:
     config: str
     structure: tuple[int, int]
     reuse_setup: bool
@@ -147,7 +147,7 @@ def native_linear_solve(matvec, call, b, guess, use_guess: bool, symmetric: bool
 
 
 @functools.partial(jax_jit_lazy, static_argnames=("st",))
-def linear_solve(indptr, indices, rows, data, b, x0, st: _Static, nns=None):
+def linear_solve(indptr, indices, rows, data, b, x0, st: Static, nns=None):
     """The differentiable core: returns (x, stats).
 
     Jitted with the configuration static, so eager calls and eager gradients
@@ -165,7 +165,7 @@ def linear_solve(indptr, indices, rows, data, b, x0, st: _Static, nns=None):
         return pattern_product(data, x[indices], rows, n)
 
     def call(rhs, guess, transpose, use_x0):
-        return _ffi.solve_call(
+        return ffi.solve_call(
             indptr,
             indices,
             fixed,

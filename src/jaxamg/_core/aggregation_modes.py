@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._matrix import is_concrete
+from .matrix import is_concrete
 
 _WHO = "`jaxamg.solve`"
 

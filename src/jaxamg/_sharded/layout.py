@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ._sharded_runtime import setup
+from .runtime import setup
 
 WHERE_VECTOR = "jaxamg.make_sharded_vector"
 
@@ -137,7 +137,7 @@ def make_sharded_vector(
     """
     import jax
 
-    from ._mpi_comm import run_and_agree
+    from .._dist.comm import run_and_agree
 
     comm, mesh = setup(comm, mesh, axis_name, WHERE_VECTOR)
 

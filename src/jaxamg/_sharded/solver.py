@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ._sharded_layout import (
+from .layout import (
     as_local,
     assemble,
     local_context,
@@ -41,8 +41,8 @@ from ._sharded_layout import (
     pad_last,
     row_sharding,
 )
-from ._sharded_exchange import AllToAllColumns
-from ._sharded_matrix import ShardedMatrix
+from .exchange import AllToAllColumns
+from .matrix import ShardedMatrix
 
 WHERE_SOLVER = "jaxamg.make_sharded_solver"
 WHERE_CALL = "ShardedSolve.__call__"
@@ -101,7 +101,7 @@ class ShardedSolve:
         self.matrix = matrix
         # This rank's rows of the declared null spaces (N, M), validated once.
         self._bases = bases
-        self._statics = statics  # use_x0 -> _MpiStatic (eager: the MPI exchange)
+        self._statics = statics  # use_x0 -> MpiStatic (eager: the MPI exchange)
         # Under shard_map the matrix gradient's columns travel by all_to_all,
         # on a plan made here, once (collectively).
         plan = AllToAllColumns(matrix.comm, matrix.axis_name, matrix.indices, matrix.row_counts)
@@ -141,17 +141,17 @@ class ShardedSolve:
         unpadded concrete values."""
         import jax
 
-        from ._sharded_operator import operator_values
+        from .operator import operator_values
 
         matrix = self.matrix
         if A is None:
             return matrix.data, False
         if isinstance(A, ShardedMatrix):
             if A is not matrix:
-                from ._sharded_operator import _check_structure, _Structure
+                from .operator import check_structure, Structure
 
-                structure = _Structure(A.indptr, A.indices, A.local_shape)
-                _check_structure(matrix, structure, WHERE_CALL)
+                structure = Structure(A.indptr, A.indices, A.local_shape)
+                check_structure(matrix, structure, WHERE_CALL)
             return A.data, False
         if isinstance(A, jax.Array) and getattr(A, "ndim", 0) == 1:
             matrix.check_packed(A, "A", WHERE_CALL)
@@ -201,7 +201,7 @@ class ShardedSolve:
             )
         if traced or _is_traced(values):
             if is_local:
-                from ._sharded_operator import local_to_global
+                from .operator import local_to_global
 
                 values = local_to_global(self.matrix, values)
             x, stats, inconsistency = self._sharded(values, b, x0)
@@ -218,9 +218,9 @@ class ShardedSolve:
         wrapped in the MPI projections."""
         import jax
 
-        from ._mpi_nullspace import singular_solve
-        from ._mpi_solve import mpi_linear_solve
-        from ._solve import _to_runtime_error
+        from .._dist.nullspace import singular_solve
+        from .._dist.solve import mpi_linear_solve
+        from .._core.errors import to_runtime_error
 
         indptr, indices, rows = structure
 
@@ -232,7 +232,7 @@ class ShardedSolve:
                 return (*core(b), None)
             return singular_solve(core, b, *self._bases, st.comm)
         except jax.errors.JaxRuntimeError as e:
-            raise _to_runtime_error(e) from None
+            raise to_runtime_error(e) from None
 
     def _sharded(self, data, b, x0):
         import jax
@@ -300,18 +300,16 @@ class ShardedSolve:
         return assemble(x, m.mesh, ax), info
 
     def _run_with_stats(self, run, path):
-        from ._mpi_comm import run_and_agree
-        from ._mpi_solve import _take_stats_text
-        from ._solve import _stats_lock
-        from ._stats import check_writable, write_stats_file
+        from .._dist.comm import run_and_agree
+        from .._core.stats import check_writable, stats_lock, take_stats_text, write_stats_file
 
         comm = self.matrix.comm
         rank = comm.Get_rank()
         run_and_agree(comm, lambda: check_writable(path, WHERE_CALL) if rank == 0 else None)
-        with _stats_lock:
-            _take_stats_text()  # drop text left by earlier solves
+        with stats_lock:
+            take_stats_text(distributed=True)  # drop text left by earlier solves
             result = run()
-            text = _take_stats_text()
+            text = take_stats_text(distributed=True)
         if rank == 0:
             write_stats_file(text, path)
         return result
@@ -352,13 +350,13 @@ def make_sharded_solver(
     """
     import jax
 
-    from ._matrix import structure_fingerprint
-    from ._mpi_comm import comm_handle
-    from ._mpi_solve import _agree, _MpiStatic
-    from ._sharded_runtime import check_runtime
-    from ._solve import structure_arrays
-    from ._xla_setup import autotuning_state, shard_autotuning_disabled
-    from .config import outer_max_iters
+    from .._core.matrix import structure_fingerprint
+    from .._dist.comm import comm_handle
+    from .._dist.solve import MpiStatic, agree
+    from .runtime import check_runtime
+    from .._core.structure import structure_arrays
+    from .._core.xla_setup import autotuning_state, shard_autotuning_disabled
+    from ..config import outer_max_iters
 
     if not isinstance(A, ShardedMatrix):
         raise TypeError(
@@ -408,7 +406,7 @@ def make_sharded_solver(
     for name in ("_nullspace", "_transpose_nullspace"):  # this rank's rows of the bases
         if getattr(A, name, None) is not None:
             setattr(local, name, getattr(A, name))
-    checked, _ = _agree(
+    checked, _ = agree(
         A.comm, local, None, None,
         partition_info=A.partition_info, nglobal=A.global_size, block_dim=block_dim,
         reuse_setup=reuse_setup, save_stats_file=None, config=config, kwargs={},
@@ -416,7 +414,7 @@ def make_sharded_solver(
     )
     fingerprint = structure_fingerprint(checked.csr.indptr, checked.csr.indices)
     statics = {
-        use_x0: _MpiStatic(
+        use_x0: MpiStatic(
             config=checked.config_text,
             structure=fingerprint,
             reuse_setup=bool(reuse_setup),
@@ -433,7 +431,7 @@ def make_sharded_solver(
     structure = structure_arrays(checked.csr, fingerprint)
     bases = (None, None)
     if checked.singular:
-        from ._mpi_nullspace import global_bases
+        from .._dist.nullspace import global_bases
 
         # Validated here once, collectively; calls only use the arrays.
         bases = global_bases(A.comm, checked.null_specs, A.local_size, A.global_size,
