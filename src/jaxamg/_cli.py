@@ -14,6 +14,9 @@ from typing import Any, NoReturn, Sequence
 
 from ._core.errors import ConfigError
 from ._version import __version__
+from ._core import mtx
+from ._core.native import engine
+from .config import default_config
 
 PROG = "jaxamg"
 
@@ -136,8 +139,6 @@ def _load_config(args: argparse.Namespace) -> tuple[str, dict[str, Any] | None]:
     elif args.config_string is not None:
         text, source = args.config_string, "--config-string"
     else:
-        from .config import default_config
-
         cfg = default_config()
         return json.dumps(cfg), cfg
     if not _is_json(text):
@@ -185,9 +186,6 @@ def _complexities(levels: list[tuple[int, int]]) -> tuple[float | None, float | 
 
 def _solve(args: argparse.Namespace) -> int:
     import numpy as np
-
-    from ._core import mtx
-    from ._core.native import engine
 
     text, cfg = _load_config(args)
     if cfg is not None:

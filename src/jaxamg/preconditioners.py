@@ -23,7 +23,11 @@ import copy
 from typing import Any
 
 from ._core.config_rules import deep_merge
-from ._solve import solve  # module attribute: tests replace it
+from ._solve import solve
+from . import sparsity
+from ._core.checks import validate_with_engine
+from ._core.matrix import is_concrete
+from .config import DEFAULT_CONFIG, prepare_config
 
 __all__ = [
     "DEFAULT_PRECONDITIONER_CONFIG",
@@ -34,8 +38,6 @@ __all__ = [
 
 
 def _classical_amg_block() -> dict:
-    from .config import DEFAULT_CONFIG
-
     return copy.deepcopy(DEFAULT_CONFIG["solver"]["preconditioner"])
 
 
@@ -148,10 +150,6 @@ def make_preconditioner(
     number of cycles from a zero start). For CG, keep it symmetric: the
     default V-cycle with equal pre- and post-smoothing of a symmetric `A` is.
     """
-    from .config import prepare_config
-
-    from ._core.checks import validate_with_engine
-
     cfg = preconditioner_config(config, **kwargs)
     # Fail here, naming the key (unknown parameters and solver names
     # included), rather than inside the first Krylov step.
@@ -237,9 +235,6 @@ def _operator_matrix(lx: Any, operator: Any, n: int, dtype: Any):
     import numpy as np
     import scipy.sparse as sp
     from jax.experimental import sparse as jsparse
-
-    from . import sparsity
-    from ._core.matrix import is_concrete
 
     if isinstance(operator, lx.MatrixLinearOperator):
         matrix = operator.as_matrix()

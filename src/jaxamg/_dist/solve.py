@@ -43,15 +43,18 @@ from typing import Any
 import numpy as np
 
 from .._core import ffi
-from .._core.linear_solve import Static, jax_jit_lazy, native_linear_solve, pattern_product
+from .._core.linear_solve import jax_jit_lazy, native_linear_solve, pattern_product, Static
 from .._core.matrix import is_concrete, structure_fingerprint
 from .comm import check_comm, comm_handle, run_and_agree
-from .validate import WHERE, check_global, prepare_local, summary
+from .validate import check_global, prepare_local, summary, WHERE
 from .._core.operand_order import after
 from .._core.errors import to_runtime_error
 from .._core.info import add_inconsistency, make_info
-from .._core.stats import stats_lock, take_stats_text
+from .._core.stats import stats_lock, take_stats_text, write_stats_file
 from .._core.structure import structure_arrays
+from ..cache import with_cache
+from ..config import outer_max_iters
+from .nullspace import global_bases, singular_solve
 
 
 @dataclasses.dataclass(frozen=True)
@@ -222,8 +225,6 @@ def solve_mpi(
     `partition_info` is given, or `A` carries ``with_cache(mpi=...)``)."""
     import jax
 
-    from ..config import outer_max_iters
-
     meta = getattr(A, "_mpi_cache", None)
     precheck = None
     options = dict(
@@ -283,8 +284,6 @@ def solve_mpi(
 
     null_basis = transpose_basis = None
     if local.singular:
-        from .nullspace import global_bases
-
         null_basis, transpose_basis = global_bases(
             comm, local.null_specs, local.row_end - local.row_start, local.nglobal,
             local.dtype, symmetric, local.config_text,
@@ -297,8 +296,6 @@ def solve_mpi(
         inconsistency = None
         try:
             if local.singular:
-                from .nullspace import singular_solve
-
                 x, stats, inconsistency = singular_solve(
                     core, local.b, null_basis, transpose_basis, st.comm
                 )
@@ -322,8 +319,6 @@ def solve_mpi(
         x, info = run()
         text = take_stats_text(distributed=True)
     if comm.Get_rank() == 0:
-        from .._core.stats import write_stats_file
-
         write_stats_file(text, save_stats_file)
     return x, info
 
@@ -402,8 +397,6 @@ def cache_mpi_metadata(
 
     check_comm(comm, "jaxamg.cache_mpi_metadata")
     if is_symmetric:
-        from ..cache import with_cache
-
         with_cache(A, is_symmetric=True)
     local, summaries = agree(
         comm, A, None, None, partition_info=partition_info, nglobal=nglobal,

@@ -25,6 +25,12 @@ from typing import Any
 import numpy as np
 
 from .comm import DistributedInputError
+from .._core.checks import check_dtype, preferred_dtype, validate_with_engine
+from .._core.matrix import as_csr, is_concrete
+from .._core.stats import check_writable
+from ..config import prepare_config
+from ..sparsity import cache_coloring, materialize_operator
+from .nullspace import declared_specs, local_bases
 
 WHERE = "jaxamg.solve"
 
@@ -89,8 +95,6 @@ def parse_partition(partition_info: Any, nglobal: Any) -> tuple[int, int, int]:
 def _materialize(A: Any, n_local: int, nglobal: int):
     """A callable operator as its BCSR row block (colored as (n_local,
     nglobal) on first use), carrying the operator's with_cache flags."""
-    from ..sparsity import cache_coloring, materialize_operator
-
     if getattr(A, "_coloring_info", None) is None:
         cache_coloring(A, (n_local, nglobal))
     M = materialize_operator(A, n_local, where=WHERE)
@@ -121,11 +125,6 @@ def prepare_local(
 ) -> LocalInput:
     """Checks this rank's input; raises on the first problem."""
     import jax.numpy as jnp
-
-    from .._core.matrix import as_csr, is_concrete
-    from .nullspace import declared_specs, local_bases
-    from .._core.checks import check_dtype, preferred_dtype, validate_with_engine
-    from ..config import prepare_config
 
     rs, re, nglobal = parse_partition(partition_info, nglobal)
     n_local = re - rs
@@ -183,8 +182,6 @@ def prepare_local(
                 "jax.grad or jax.vmap; call solve directly to write statistics."
             )
         if rank == 0:
-            from .._core.stats import check_writable
-
             check_writable(save_stats_file, WHERE)
     dtype = preferred_dtype(csr.data, b if b is not None else csr.data)
     data = jnp.asarray(csr.data, dtype=dtype)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .runtime import setup
+from .._dist.comm import run_and_agree
 
 WHERE_VECTOR = "jaxamg.make_sharded_vector"
 
@@ -136,8 +137,6 @@ def make_sharded_vector(
     Collective.
     """
     import jax
-
-    from .._dist.comm import run_and_agree
 
     comm, mesh = setup(comm, mesh, axis_name, WHERE_VECTOR)
 

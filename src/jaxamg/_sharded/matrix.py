@@ -15,15 +15,11 @@ from typing import Any
 import numpy as np
 
 from .._dist.comm import run_and_agree
-from .layout import (
-    assemble,
-    is_global_sharded,
-    local_context,
-    local_shard,
-    pad_last,
-    row_sharding,
-)
+from .layout import assemble, is_global_sharded, local_context, local_shard, pad_last, row_sharding
 from .runtime import setup
+from .._core.checks import check_dtype, preferred_dtype
+from .._core.matrix import as_csr, is_concrete
+from ..sparsity import materialize_operator
 
 WHERE_MATRIX = "jaxamg.make_sharded_matrix"
 
@@ -136,9 +132,6 @@ class ShardedMatrix:
 def _as_local_csr(A_local: Any):
     """This rank's block as a concrete CsrInput (a callable is materialized
     once with its cached coloring)."""
-    from .._core.matrix import as_csr, is_concrete
-    from .._core.checks import check_dtype
-
     source = A_local
     if callable(A_local) and not hasattr(A_local, "shape"):
         coloring = getattr(A_local, "_coloring_info", None)
@@ -148,7 +141,6 @@ def _as_local_csr(A_local: Any):
                 "no cached coloring; color it first with jaxamg.with_cache(op, "
                 "coloring=jaxamg.cache_coloring(op, shape=(n_local, n_global)))."
             )
-        from ..sparsity import materialize_operator
 
         shape = tuple(coloring[4])
         A_local = materialize_operator(A_local, shape[0], coloring, where=WHERE_MATRIX)
@@ -185,8 +177,6 @@ def make_sharded_matrix(A_local: Any, b: Any, *, comm: Any = None, mesh: Any = N
     import jax
     import jax.numpy as jnp
     from jax.sharding import NamedSharding
-
-    from .._core.checks import preferred_dtype
 
     if not isinstance(b, jax.Array) or isinstance(b, jax.core.Tracer):
         raise TypeError(

@@ -25,7 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from .._dist.comm import run_and_agree
+from .._dist.comm import comm_handle, run_and_agree
+from .._core.matrix import as_csr, is_concrete
+from .._operators.materialize import host_csr_layout
+from ..sparsity import materialize_operator
+from .layout import assemble, is_global_sharded, local_shard, pad_last
 
 
 def _is_traced(x: Any) -> bool:
@@ -40,8 +44,6 @@ def _maps(mesh: Any, axis_name: str, comm_handle: int):
     import jax
     import jax.numpy as jnp
     from jax.sharding import PartitionSpec as P
-
-    from .layout import assemble, local_shard
 
     def replicated_to_rows(v):
         # Each process's "replicated" copy holds its own rank's values.
@@ -106,9 +108,6 @@ def _maps(mesh: Any, axis_name: str, comm_handle: int):
 
 def local_to_global(matrix: Any, values: Any):
     """This rank's `values` (length ``local_nnz``) as the packed global array."""
-    from .._dist.comm import comm_handle
-    from .layout import pad_last
-
     to_global, _ = _maps(matrix.mesh, matrix.axis_name, comm_handle(matrix.comm))
     return to_global(pad_last(values, matrix.max_local_nnz))
 
@@ -117,8 +116,6 @@ def _reject_sharded_consts(consts, where: str) -> None:
     """Closed-over values must be identical on every rank: a value sharded
     over the ranks is rank-local data and belongs in ``A.data``."""
     import jax
-
-    from .layout import is_global_sharded
 
     for c in consts:
         spec = None
@@ -138,8 +135,6 @@ def _reject_sharded_consts(consts, where: str) -> None:
 def check_structure(matrix: Any, csr: Any, where: str) -> None:
     """The matrix given as `A=` must have the creation-time structure; all
     ranks agree on the verdict before anyone communicates further."""
-    from .._core.matrix import is_concrete
-
     def local():
         if not is_concrete(csr.indptr, csr.indices):
             raise ValueError(
@@ -182,11 +177,6 @@ def operator_values(matrix: Any, A: Any, where: str):
     """
     import jax
     import jax.numpy as jnp
-
-    from .._core.matrix import as_csr, is_concrete
-    from .._dist.comm import comm_handle
-    from .._operators.materialize import host_csr_layout
-    from ..sparsity import materialize_operator
 
     if callable(A) and not hasattr(A, "shape"):
         coloring = getattr(A, "_coloring_info", None) or getattr(matrix, "_coloring_info", None)

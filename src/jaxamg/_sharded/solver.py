@@ -33,16 +33,20 @@ from typing import Any
 
 import numpy as np
 
-from .layout import (
-    as_local,
-    assemble,
-    local_context,
-    local_shard,
-    pad_last,
-    row_sharding,
-)
+from .layout import as_local, assemble, local_context, local_shard, pad_last, row_sharding
 from .exchange import AllToAllColumns
 from .matrix import ShardedMatrix
+from .._core.errors import to_runtime_error
+from .._core.matrix import structure_fingerprint
+from .._core.stats import check_writable, stats_lock, take_stats_text, write_stats_file
+from .._core.structure import structure_arrays
+from .._core.xla_setup import autotuning_state, shard_autotuning_disabled
+from .._dist.comm import comm_handle, run_and_agree
+from .._dist.nullspace import global_bases, singular_solve
+from .._dist.solve import agree, mpi_linear_solve, MpiStatic
+from ..config import outer_max_iters
+from .operator import check_structure, local_to_global, operator_values, Structure
+from .runtime import check_runtime
 
 WHERE_SOLVER = "jaxamg.make_sharded_solver"
 WHERE_CALL = "ShardedSolve.__call__"
@@ -141,15 +145,11 @@ class ShardedSolve:
         unpadded concrete values."""
         import jax
 
-        from .operator import operator_values
-
         matrix = self.matrix
         if A is None:
             return matrix.data, False
         if isinstance(A, ShardedMatrix):
             if A is not matrix:
-                from .operator import check_structure, Structure
-
                 structure = Structure(A.indptr, A.indices, A.local_shape)
                 check_structure(matrix, structure, WHERE_CALL)
             return A.data, False
@@ -201,8 +201,6 @@ class ShardedSolve:
             )
         if traced or _is_traced(values):
             if is_local:
-                from .operator import local_to_global
-
                 values = local_to_global(self.matrix, values)
             x, stats, inconsistency = self._sharded(values, b, x0)
             info = _info(stats)
@@ -217,10 +215,6 @@ class ShardedSolve:
         rhs_inconsistency or None); with declared null spaces the core is
         wrapped in the MPI projections."""
         import jax
-
-        from .._dist.nullspace import singular_solve
-        from .._dist.solve import mpi_linear_solve
-        from .._core.errors import to_runtime_error
 
         indptr, indices, rows = structure
 
@@ -300,9 +294,6 @@ class ShardedSolve:
         return assemble(x, m.mesh, ax), info
 
     def _run_with_stats(self, run, path):
-        from .._dist.comm import run_and_agree
-        from .._core.stats import check_writable, stats_lock, take_stats_text, write_stats_file
-
         comm = self.matrix.comm
         rank = comm.Get_rank()
         run_and_agree(comm, lambda: check_writable(path, WHERE_CALL) if rank == 0 else None)
@@ -349,14 +340,6 @@ def make_sharded_solver(
     the adjoint solve of a gradient reuse the forward operator.
     """
     import jax
-
-    from .._core.matrix import structure_fingerprint
-    from .._dist.comm import comm_handle
-    from .._dist.solve import MpiStatic, agree
-    from .runtime import check_runtime
-    from .._core.structure import structure_arrays
-    from .._core.xla_setup import autotuning_state, shard_autotuning_disabled
-    from ..config import outer_max_iters
 
     if not isinstance(A, ShardedMatrix):
         raise TypeError(
@@ -431,8 +414,6 @@ def make_sharded_solver(
     structure = structure_arrays(checked.csr, fingerprint)
     bases = (None, None)
     if checked.singular:
-        from .._dist.nullspace import global_bases
-
         # Validated here once, collectively; calls only use the arrays.
         bases = global_bases(A.comm, checked.null_specs, A.local_size, A.global_size,
                              checked.dtype, bool(checked.symmetric), checked.config_text,
