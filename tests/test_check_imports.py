@@ -88,6 +88,25 @@ def test_a_private_name_from_another_module_fails(tmp_path, capsys):
     assert "check_imports: of them inside functions: 1" in out
 
 
+def test_a_layer_importing_upward_fails(tmp_path):
+    root = _package(tmp_path, {
+        "_core/__init__.py": "",
+        "_core/x.py": "def f():\n    from ..config import y\n",
+        "config.py": "y = 1\n",
+        "_single/__init__.py": "",
+        "_single/solve.py": "from .._dist import solve\n",
+        "_dist/__init__.py": "",
+        "_dist/solve.py": "from .._core import x\n",
+    })
+    problems = check_imports.check(root)
+    assert problems == [
+        "pkg/_core/x.py:2: layer: _core imports config (pkg.config); _core may import only "
+        "_core, _cpu, _cuda, _engine, _mpi",
+        "pkg/_single/solve.py:1: layer: _single imports _dist (pkg._dist.solve); _single may "
+        "import only _core, _operators, _single, cache, config, nullspace, sparsity",
+    ]
+
+
 def test_counts(tmp_path):
     root = _package(tmp_path, {
         "_core/__init__.py": "",

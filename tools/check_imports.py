@@ -18,6 +18,16 @@ package's modules it names. Two rules:
                               importing or reaching for a ``_name`` defined
                               in another module (``from .x import _y``,
                               ``x._y``) is not
+  a layer imports only the  the package reads downward: ``_core`` (what
+  layers below it            every path shares) imports nothing above it,
+                             ``_operators`` only ``_core``, each path
+                             (``_single``, ``_dist``, ``_sharded``) what is
+                             below it (never ``_solve``, the front door, nor
+                             a path beside it but ``_sharded`` on ``_dist``),
+                             and the public modules the paths use
+                             (``config``, ``nullspace``, ``sparsity``,
+                             ``cache``) import none of the paths; LAYERS below
+                             lists them
   ==========================  ================================================
 
 Imports under ``if TYPE_CHECKING:`` are not followed (they never run), and
@@ -67,6 +77,26 @@ def _private(name: str) -> bool:
 # top folder (absent from a source tree that was not built in place): modules,
 # so importing them is importing a module, not a private name.
 COMPILED = ("_cpu", "_cuda", "_engine", "_mpi")
+
+
+# What each part of the package (a folder or a top-level module, named by its
+# first component under the package) may import, by first component. Parts not
+# listed are not limited (the front door, the public modules above the paths).
+_BELOW_PATHS = {"_core", "_operators", "cache", "config", "nullspace", "sparsity"}
+LAYERS = {
+    "_core": {"_core", *COMPILED},
+    "_operators": {"_core", "_operators"},
+    "_single": _BELOW_PATHS | {"_single"},
+    "_dist": _BELOW_PATHS | {"_dist"},
+    "_sharded": _BELOW_PATHS | {"_dist", "_sharded"},
+    **{name: {"_core", "_operators", name} for name in _BELOW_PATHS - {"_core", "_operators"}},
+}
+
+
+def _part(name: str) -> str:
+    """The first component under the package: "_core" of "jaxamg._core.ffi"."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
 
 
 def _modules(package: Path) -> dict[str, Module]:
@@ -242,6 +272,12 @@ def check(package: Path) -> list[str]:
         for imp in module.imports:
             if imp.target not in modules or imp.target == module.name:
                 continue
+            part, target = _part(module.name), _part(imp.target)
+            allowed = LAYERS.get(part)
+            if allowed is not None and target not in allowed:
+                problems.append(
+                    f"{_where(module, imp.line, package)}: layer: {part} imports {target} "
+                    f"({imp.target}); {part} may import only {', '.join(sorted(allowed))}")
             for name in imp.names:
                 if _private(name):
                     problems.append(
@@ -292,7 +328,8 @@ def main(argv: list[str]) -> int:
         print(f"check_imports: {len(problems)} problem(s) (tools/check_imports.py lists the "
               "rules)", file=sys.stderr)
         return 1
-    print("check_imports: no import cycles, no private names across modules")
+    print("check_imports: no import cycles, no private names across modules, the layers "
+          "read downward")
     return 0
 
 

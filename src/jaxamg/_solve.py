@@ -14,8 +14,9 @@ The sharded interface (a :class:`jaxamg.ShardedMatrix` with a row-sharded
 names that entry point.
 
 Each path imports from below only (``_core``, ``_operators``, the public
-``config``, ``nullspace`` and ``sparsity``); nothing below imports this
-module.
+``cache``, ``config``, ``nullspace`` and ``sparsity``; ``_sharded`` also
+``_dist``); nothing below imports this module (``tools/check_imports.py``
+checks both).
 """
 
 from __future__ import annotations

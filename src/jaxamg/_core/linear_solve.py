@@ -7,7 +7,7 @@ derivative from that: reverse mode solves with A^T (reusing the forward
 setup in the native cache) and gives ``dL/dA_ij = -lambda_i x_j`` on the
 sparsity pattern through ``matvec``; forward mode solves
 ``A dx = db - dA x``; and both compose (grad of grad, jacfwd of grad, vmap
-of grad). The distributed core (``_mpi_solve``) builds its tangent solve
+of grad). The distributed core (``_dist.solve``) builds its tangent solve
 from the same :func:`native_linear_solve` and :func:`pattern_product`.
 An adjoint solve that does not converge is reported from the host
 (:class:`AdjointConvergenceWarning`, or an error with
@@ -122,7 +122,7 @@ def native_linear_solve(matvec, call, b, guess, use_guess: bool, symmetric: bool
     `order` (a vector shaped like b, or None) is passed as the guess operand
     of calls that start from zero (the engine does not read it then), so
     that they run after whatever computed it: distributed solves order their
-    collectives by it (a real operand, as :mod:`jaxamg._operand_order`
+    collectives by it (a real operand, as :mod:`jaxamg._core.operand_order`
     explains). ``symmetric_matvec`` spares JAX transposing `matvec`
     (its transpose is then taken to be `matvec` itself, used only to
     differentiate the adjoint with respect to the values).

@@ -5,7 +5,7 @@ Each rank holds its rows of a basis: ``(n_local, k)`` out of the global
 ``(nglobal, k)``; ``"constant"`` is the ones vector. The math is that of
 :mod:`jaxamg.nullspace` (``b' = b - M (M^T M)^-1 M^T b``, ``x = solve(A,
 b')``, ``x' = x - N (N^T N)^-1 N^T x``), with every sum over rows made
-global by a reduction over the ranks (:mod:`jaxamg._mpi_reduce`).
+global by a reduction over the ranks (:mod:`jaxamg._dist.reduce`).
 
 Checks run in two phases like the other MPI input checks:
 
@@ -18,7 +18,7 @@ Checks run in two phases like the other MPI input checks:
 
 Ordering of collectives inside the program: every reduction is one
 collective, and :class:`_Sequenced` chains each to the previous one by a
-real data dependence (:mod:`jaxamg._operand_order` says why nothing weaker
+real data dependence (:mod:`jaxamg._core.operand_order` says why nothing weaker
 orders them) -- also the solve input to the reduction that measures
 ``rhs_inconsistency`` -- so that no two collectives are independent. In
 reverse mode the backward collectives are chained by their data: the

@@ -15,7 +15,7 @@ checks that run before the solve).
 
 Collectives must be issued in the same order by every rank. Each hook call
 is one collective; callers order consecutive ones by data dependence (see
-``_mpi_nullspace``).
+``_dist.nullspace``).
 """
 
 from __future__ import annotations

@@ -3,13 +3,13 @@ column indices) and its slice of b; one collective native solve returns this
 rank's slice of x.
 
 Differentiation mirrors the single-process solve
-(``_linear_solve.linear_solve``): the core is a ``jax.custom_jvp`` whose
+(``_core.linear_solve.linear_solve``): the core is a ``jax.custom_jvp`` whose
 rule gives ``dx = A^-1 (db - dA x)``, the tangent solve being the same
 ``custom_linear_solve`` over native calls
-(``_linear_solve.native_linear_solve``). ``dA x`` needs x at every column of
+(``_core.linear_solve.native_linear_solve``). ``dA x`` needs x at every column of
 the local pattern; the x_j of columns owned by other ranks arrive by the
 halo exchange (``jaxamg_mpi_gather_columns``; in the sharded interface under
-jit ``jax.lax.all_to_all``, ``_sharded_exchange``): only boundary values
+jit ``jax.lax.all_to_all``, ``_sharded.exchange``): only boundary values
 travel, never the global vector, and only when the values have a tangent.
 JAX derives the rest: forward mode (jvp, jacfwd, linearize) runs the tangent
 solve on the forward setup; reverse mode transposes it into the adjoint
@@ -23,14 +23,14 @@ in b; those in the values would need the exchange's transpose and raise
 
 Collectives on one communicator must be issued in the same order by every
 rank, so one solve's collectives form one chain of real operand
-dependences (:mod:`jaxamg._operand_order` says why nothing weaker orders
+dependences (:mod:`jaxamg._core.operand_order` says why nothing weaker orders
 them): the exchange reads the solve's x, x is released recomputed from the
 exchanged values, and the tangent or adjoint solve takes a vector computed
 from them (from x when there is no exchange) as its unread guess operand.
 The chain is: solve, exchange, tangent or adjoint solve.
 
 Singular systems (``nullspace``, ``transpose_nullspace``, rows distributed
-like b) wrap this core in the projections of ``_mpi_nullspace``.
+like b) wrap this core in the projections of ``_dist.nullspace``.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class MpiStatic(Static):
     row_start: int
     nglobal: int
     # The gradient's column exchange when not the MPI one: the sharded
-    # interface's all_to_all plan (_sharded_exchange.AllToAllColumns), used
+    # interface's all_to_all plan (_sharded.exchange.AllToAllColumns), used
     # inside shard_map.
     exchange: Any = None
 

@@ -3,7 +3,7 @@
 The operator is traced once to a jaxpr, and every value in it is interpreted
 either as a *constant* (it does not depend on the input; its value is folded
 when possible) or as a *dependence matrix* (row i lists the input elements that
-element i may read; see ``_deps``). The input starts as the identity, and each
+element i may read; see ``deps``). The input starts as the identity, and each
 primitive maps the dependences of its operands to those of its results. This
 follows the global sparsity detection of SparseConnectivityTracer.jl (Hill and
 Dalle, 2025), done on a jaxpr instead of by operator overloading.

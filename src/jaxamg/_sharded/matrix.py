@@ -3,7 +3,7 @@ values are one global JAX array while its CSR structure stays on its rank.
 
 Rank r keeps the structure of its block of rows (``n_r x n_global``, global
 column indices) on the host. The values of all ranks form the global array
-``A.data`` in the padded layout of :mod:`._sharded_layout`: rank r's
+``A.data`` in the padded layout of :mod:`jaxamg._sharded.layout`: rank r's
 ``nnz_r`` values at the start of its shard of length ``max_r nnz_r``, zeros
 after them. The global matrix is never gathered anywhere.
 """

@@ -1,12 +1,12 @@
-"""`make_sharded_solver`: the MPI solve of :mod:`._mpi_solve` with global,
+"""`make_sharded_solver`: the MPI solve of :mod:`jaxamg._dist.solve` with global,
 row-sharded JAX arrays in and out.
 
 Every rank's piece of the work is the MPI interface's own differentiable
-core (``_mpi_solve.mpi_linear_solve``: one collective native solve, a
+core (``_dist.solve.mpi_linear_solve``: one collective native solve, a
 custom JVP whose tangent and adjoint solves are native solves on the forward
 setup and whose ``dA x`` gathers the off-rank x_j: by the native halo
 exchange in a direct call, by ``jax.lax.all_to_all`` inside ``shard_map``,
-:mod:`._sharded_exchange`).
+:mod:`jaxamg._sharded.exchange`).
 This module only moves data between the padded global layout and each
 rank's unpadded rows:
 
@@ -22,7 +22,7 @@ rank's unpadded rows:
 Each rank's program carries its own CSR structure as constants (the native
 target takes unpadded rank-local arrays), so the processes compile
 different programs; that is why importing jaxamg turns XLA's cross-process
-GPU autotuning off (:mod:`._xla_setup`).
+GPU autotuning off (:mod:`jaxamg._core.xla_setup`).
 """
 
 from __future__ import annotations
