@@ -12,10 +12,10 @@ import json
 import sys
 from typing import Any, NoReturn, Sequence
 
-from ._core.errors import ConfigError
-from ._version import __version__
 from ._core import mtx
+from ._core.errors import ConfigError
 from ._core.native import engine
+from ._version import __version__
 from .config import default_config
 
 PROG = "jaxamg"

@@ -18,9 +18,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._dist.comm import check_comm, require_mpi4py, run_and_agree
 from ._core.matrix import as_csr
 from ._dist.allgather import build_allgather
+from ._dist.comm import check_comm, require_mpi4py, run_and_agree
 
 __all__ = [
     "get_partition_info",

@@ -22,11 +22,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ._core.config_rules import deep_merge
-from ._solve import solve
 from . import sparsity
 from ._core.checks import validate_with_engine
+from ._core.config_rules import deep_merge
 from ._core.matrix import is_concrete
+from ._solve import solve
 from .config import DEFAULT_CONFIG, prepare_config
 
 __all__ = [

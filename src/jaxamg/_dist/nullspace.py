@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..nullspace import as_nullspace_basis, declared_specs, project_out, relative_norm
 from .. import nullspace as ns
 from .._core.operand_order import after
 from ..config import uses_dense_lu_coarse_solver
+from ..nullspace import as_nullspace_basis, declared_specs, project_out, relative_norm
 from .reduce import host_max, host_sum, tree_sum
 
 NAMES = ("nullspace", "transpose_nullspace")

@@ -43,18 +43,18 @@ from typing import Any
 import numpy as np
 
 from .._core import ffi
-from .._core.linear_solve import jax_jit_lazy, native_linear_solve, pattern_product, Static
-from .._core.matrix import is_concrete, structure_fingerprint
-from .comm import check_comm, comm_handle, run_and_agree
-from .validate import check_global, prepare_local, summary, WHERE
-from .._core.operand_order import after
 from .._core.errors import to_runtime_error
 from .._core.info import add_inconsistency, make_info
+from .._core.linear_solve import Static, jax_jit_lazy, native_linear_solve, pattern_product
+from .._core.matrix import is_concrete, structure_fingerprint
+from .._core.operand_order import after
 from .._core.stats import stats_lock, take_stats_text, write_stats_file
 from .._core.structure import structure_arrays
 from ..cache import with_cache
 from ..config import outer_max_iters
+from .comm import check_comm, comm_handle, run_and_agree
 from .nullspace import global_bases, singular_solve
+from .validate import WHERE, check_global, prepare_local, summary
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from .comm import DistributedInputError
 from .._core.checks import check_dtype, preferred_dtype, validate_with_engine
 from .._core.matrix import as_csr, is_concrete
 from .._core.stats import check_writable
 from ..config import prepare_config
 from ..sparsity import cache_coloring, materialize_operator
+from .comm import DistributedInputError
 from .nullspace import declared_specs, local_bases
 
 WHERE = "jaxamg.solve"

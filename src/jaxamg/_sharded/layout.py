@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from .runtime import setup
 from .._dist.comm import run_and_agree
+from .runtime import setup
 
 WHERE_VECTOR = "jaxamg.make_sharded_vector"
 

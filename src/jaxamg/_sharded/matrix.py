@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from .._dist.comm import run_and_agree
-from .layout import assemble, is_global_sharded, local_context, local_shard, pad_last, row_sharding
-from .runtime import setup
 from .._core.checks import check_dtype, preferred_dtype
 from .._core.matrix import as_csr, is_concrete
+from .._dist.comm import run_and_agree
 from ..sparsity import materialize_operator
+from .layout import assemble, is_global_sharded, local_context, local_shard, pad_last, row_sharding
+from .runtime import setup
 
 WHERE_MATRIX = "jaxamg.make_sharded_matrix"
 

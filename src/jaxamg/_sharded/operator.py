@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from .._dist.comm import comm_handle, run_and_agree
 from .._core.matrix import as_csr, is_concrete
+from .._dist.comm import comm_handle, run_and_agree
 from .._operators.materialize import host_csr_layout
 from ..sparsity import materialize_operator
 from .layout import assemble, is_global_sharded, local_shard, pad_last

@@ -33,9 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from .layout import as_local, assemble, local_context, local_shard, pad_last, row_sharding
-from .exchange import AllToAllColumns
-from .matrix import ShardedMatrix
 from .._core.errors import to_runtime_error
 from .._core.matrix import structure_fingerprint
 from .._core.stats import check_writable, stats_lock, take_stats_text, write_stats_file
@@ -43,9 +40,12 @@ from .._core.structure import structure_arrays
 from .._core.xla_setup import autotuning_state, shard_autotuning_disabled
 from .._dist.comm import comm_handle, run_and_agree
 from .._dist.nullspace import global_bases, singular_solve
-from .._dist.solve import agree, mpi_linear_solve, MpiStatic
+from .._dist.solve import MpiStatic, agree, mpi_linear_solve
 from ..config import outer_max_iters
-from .operator import check_structure, local_to_global, operator_values, Structure
+from .exchange import AllToAllColumns
+from .layout import as_local, assemble, local_context, local_shard, pad_last, row_sharding
+from .matrix import ShardedMatrix
+from .operator import Structure, check_structure, local_to_global, operator_values
 from .runtime import check_runtime
 
 WHERE_SOLVER = "jaxamg.make_sharded_solver"

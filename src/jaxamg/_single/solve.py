@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 
 from .. import nullspace as ns
-from ..config import outer_max_iters, prepare_config, uses_dense_lu_coarse_solver
 from .._core.aggregation_modes import as_near_nullspace
 from .._core.checks import check_dtype, check_vector, preferred_dtype, validate_with_engine
 from .._core.errors import to_runtime_error
@@ -26,6 +25,7 @@ from .._core.linear_solve import Static, linear_solve
 from .._core.matrix import as_csr, is_concrete, structure_fingerprint
 from .._core.stats import check_writable, stats_lock, take_stats_text, write_stats_file
 from .._core.structure import structure_arrays
+from ..config import outer_max_iters, prepare_config, uses_dense_lu_coarse_solver
 from ..sparsity import materialize_operator
 
 
