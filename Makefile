@@ -4,12 +4,15 @@
 #
 #   make          the .venv with jaxamg installed editable (rerun after C++
 #                 changes: the compiled module is rebuilt only by `make`)
-#   make test     the layering check (check-layers), C++ tests (ctest), the
+#   make test     the layering check (check-layers), the import check
+#                 (check-imports), C++ tests (ctest), the
 #                 C++ tests under ASan+UBSan, the fuzzers (FUZZ_SECONDS each),
 #                 Python tests (pytest) and the MPI suites under mpirun
 #                 (py-test-mpi)
 #   make check-layers   which folder of cpp/ may include which
 #                 (tools/check_layers.py lists the rules)
+#   make check-imports  no import cycle and no private name imported from
+#                 another module in src/jaxamg (tools/check_imports.py)
 #   make cpp-test-sanitize   the C++ tests built with ASan+UBSan (build/asan)
 #   make fuzz     the libFuzzer targets of cpp/fuzz, FUZZ_SECONDS each (build/fuzz)
 #   make bench    benchmarks (bench/run.py)
@@ -56,7 +59,7 @@ NATIVE_INPUTS := $(shell find cpp -path cpp/tests -prune -o -print 2>/dev/null) 
 
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 
-.PHONY: venv test check-layers cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs sweep
+.PHONY: venv test check-layers check-imports cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs sweep
 
 venv: $(VENV)/.installed
 
@@ -87,13 +90,17 @@ $(VENV)/.installed: $(VENV)/.build-deps $(NATIVE_INPUTS) | sysdeps
 	$(PIP) install -q --no-build-isolation -Cbuild-dir=$(EDITABLE_BUILD) -e '.[dev]'
 	@touch $@
 
-test: check-layers docs cpp-test cpp-test-sanitize fuzz py-test py-test-mpi
+test: check-layers check-imports docs cpp-test cpp-test-sanitize fuzz py-test py-test-mpi
 
 # First and cheap (no build): a backend that includes the layers above it,
 # or an engine file that includes the front ends, fails before anything
 # compiles.
 check-layers:
 	$(PYTHON) tools/check_layers.py
+
+# As cheap (no build, stdlib only): the Python package reads downward.
+check-imports:
+	$(PYTHON) tools/check_imports.py
 
 cpp-test: sysdeps
 	cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -37,7 +37,7 @@ def run_once(m: int, dtype) -> dict:
     import jax
 
     from jaxamg import matrices, sparsity
-    from jaxamg._materialize import host_csr_layout, sweep_values
+    from jaxamg._operators.materialize import host_csr_layout, sweep_values
 
     n = m * m
     op = matrices.poisson_operator(dtype=dtype)

@@ -92,7 +92,7 @@ def test_device_structure_hash_separates_patterns(rng):
     operations, so it runs on the CPU too): equal structures in different
     arrays agree; one changed column, two swapped entries, an entry moved to
     another row, or one row more all give another digest."""
-    from jaxamg._matrix import _device_digest
+    from jaxamg._core.matrix import _device_digest
 
     n = 300
     counts = rng.integers(1, 8, size=n)
@@ -127,14 +127,15 @@ def test_accelerator_structure_path_bakes_no_constants(monkeypatch):
     program (at 256³ that cost a 2 GB constant-folding compile)."""
     import warnings
 
-    from jaxamg import _matrix, _solve
+    from jaxamg._core import matrix as _matrix
+    from jaxamg._core import structure as _structure
 
     def on_device(*arrays):
         return all(isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer)
                    for a in arrays)
 
     monkeypatch.setattr(_matrix, "on_accelerator", on_device)
-    monkeypatch.setattr(_solve, "on_accelerator", on_device)
+    monkeypatch.setattr(_structure, "on_accelerator", on_device)
     monkeypatch.setattr(_matrix, "_DEVICE_HASH_MIN_NNZ", 0)
     A = matrices.poisson3d_matrix(12, dtype=jnp.float64)
     M = jsparse.BCSR((jnp.asarray(A.data), jnp.asarray(A.indices), jnp.asarray(A.indptr)),

@@ -704,7 +704,7 @@ def test_row_sum_check_on_the_device_equals_the_host_check():
 
     traced(jnp.ones(3))
     # New values of the same shapes reuse the compiled check.
-    from jaxamg import _matrix
+    from jaxamg._core import matrix as _matrix
 
     hits = _matrix._compiled.cache_info().hits
     ns._row_sum_extremes_on_device(indptr, 2.0 * data, 400)

@@ -51,3 +51,13 @@ def test_lazy_names_are_listed():
     names = dir(jaxamg)
     for name in ("solve", "AMGXStatus", "ConfigError", "config", "matrices", "__version__"):
         assert name in names
+
+
+def test_solve_refuses_a_sharded_matrix_naming_its_solver():
+    # The front door picks the path; a ShardedMatrix has its own compiled
+    # solver. (Made without MPI: solve must refuse before reading it.)
+    from jaxamg import ShardedMatrix
+
+    A = object.__new__(ShardedMatrix)
+    with pytest.raises(TypeError, match="make_sharded_solver"):
+        jaxamg.solve(A, [1.0, 2.0])

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 SCRIPT = (
-    "import os, sys, jaxamg; from jaxamg import _xla_setup; "
+    "import os, sys, jaxamg; from jaxamg._core import xla_setup as _xla_setup; "
     "print(repr(os.environ.get('XLA_FLAGS'))); print(_xla_setup.autotuning_state()); "
     "print('jax' in sys.modules)"
 )

@@ -22,7 +22,8 @@ import jax.numpy as jnp
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from jaxamg import _ffi, matrices
+from jaxamg import matrices
+from jaxamg._core import ffi as _ffi
 
 jax.config.update("jax_enable_x64", True)
 

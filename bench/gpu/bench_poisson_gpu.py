@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from jaxamg import _ffi
+from jaxamg._core import ffi as _ffi
 
 jax.config.update("jax_enable_x64", True)
 

@@ -9,8 +9,8 @@ command-line interface or ``jaxamg.config`` never imports JAX.
 import importlib
 from typing import TYPE_CHECKING
 
-from . import _xla_setup
-from ._errors import ConfigError
+from ._core import xla_setup as _xla_setup
+from ._core.errors import ConfigError
 from ._version import __version__
 
 # Before the user's first JAX device call: XLA reads XLA_FLAGS once, when its
@@ -22,9 +22,9 @@ _xla_setup.arrange_cpu_collectives()
 # Public name -> the private module that defines it, imported on first use.
 _LAZY_ATTRIBUTES = {
     "solve": "._solve",
-    "AdjointConvergenceWarning": "._linear_solve",
+    "AdjointConvergenceWarning": "._core.linear_solve",
     "NullSpaceWarning": ".nullspace",
-    "AMGXStatus": "._status",
+    "AMGXStatus": "._core.status",
     "with_cache": ".cache",
     "get_solver_cache_info": ".cache",
     "clear_solver_cache": ".cache",
@@ -32,28 +32,28 @@ _LAZY_ATTRIBUTES = {
     "make_preconditioner": ".preconditioners",
     "make_lineax_preconditioner": ".preconditioners",
     "cache_coloring": ".sparsity",
-    "rigid_body_modes": "._near_nullspace",
-    "cache_mpi_metadata": "._mpi_solve",
-    "make_sharded_vector": "._sharded_layout",
-    "make_sharded_matrix": "._sharded_matrix",
-    "ShardedMatrix": "._sharded_matrix",
-    "make_sharded_solver": "._sharded",
-    "ShardedSolve": "._sharded",
+    "rigid_body_modes": "._core.aggregation_modes",
+    "cache_mpi_metadata": "._dist.solve",
+    "make_sharded_vector": "._sharded.layout",
+    "make_sharded_matrix": "._sharded.matrix",
+    "ShardedMatrix": "._sharded.matrix",
+    "make_sharded_solver": "._sharded.solver",
+    "ShardedSolve": "._sharded.solver",
 }
 # The same names for type checkers and the API reference (static analysis
 # cannot follow ``__getattr__``; ``import X as X`` marks a re-export); at run
 # time they load lazily as above.
 if TYPE_CHECKING:
-    from ._linear_solve import AdjointConvergenceWarning as AdjointConvergenceWarning
-    from ._mpi_solve import cache_mpi_metadata as cache_mpi_metadata
-    from ._near_nullspace import rigid_body_modes as rigid_body_modes
-    from ._sharded import ShardedSolve as ShardedSolve
-    from ._sharded import make_sharded_solver as make_sharded_solver
-    from ._sharded_layout import make_sharded_vector as make_sharded_vector
-    from ._sharded_matrix import ShardedMatrix as ShardedMatrix
-    from ._sharded_matrix import make_sharded_matrix as make_sharded_matrix
+    from ._core.linear_solve import AdjointConvergenceWarning as AdjointConvergenceWarning
+    from ._dist.solve import cache_mpi_metadata as cache_mpi_metadata
+    from ._core.aggregation_modes import rigid_body_modes as rigid_body_modes
+    from ._sharded.solver import ShardedSolve as ShardedSolve
+    from ._sharded.solver import make_sharded_solver as make_sharded_solver
+    from ._sharded.layout import make_sharded_vector as make_sharded_vector
+    from ._sharded.matrix import ShardedMatrix as ShardedMatrix
+    from ._sharded.matrix import make_sharded_matrix as make_sharded_matrix
     from ._solve import solve as solve
-    from ._status import AMGXStatus as AMGXStatus
+    from ._core.status import AMGXStatus as AMGXStatus
     from .cache import clear_solver_cache as clear_solver_cache
     from .cache import finalize as finalize
     from .cache import get_solver_cache_info as get_solver_cache_info

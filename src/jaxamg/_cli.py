@@ -12,8 +12,11 @@ import json
 import sys
 from typing import Any, NoReturn, Sequence
 
-from ._errors import ConfigError
+from ._core import mtx
+from ._core.errors import ConfigError
+from ._core.native import engine
 from ._version import __version__
+from .config import default_config
 
 PROG = "jaxamg"
 
@@ -136,8 +139,6 @@ def _load_config(args: argparse.Namespace) -> tuple[str, dict[str, Any] | None]:
     elif args.config_string is not None:
         text, source = args.config_string, "--config-string"
     else:
-        from .config import default_config
-
         cfg = default_config()
         return json.dumps(cfg), cfg
     if not _is_json(text):
@@ -186,19 +187,16 @@ def _complexities(levels: list[tuple[int, int]]) -> tuple[float | None, float | 
 def _solve(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from . import _mtx
-    from ._native import engine
-
     text, cfg = _load_config(args)
     if cfg is not None:
         text = json.dumps(_with_statistics(cfg))
     # Parsing the config first reports a bad one before a large matrix is read.
     solver = engine().EngineSolver(text, args.dtype)
 
-    A = _mtx.read_matrix(args.matrix, "matrix")
+    A = mtx.read_matrix(args.matrix, "matrix")
     n = A.shape[0]
-    b = _mtx.read_vector(args.rhs, n, "rhs") if args.rhs else A @ np.ones(n)
-    x0 = _mtx.read_vector(args.x0, n, "x0") if args.x0 else None
+    b = mtx.read_vector(args.rhs, n, "rhs") if args.rhs else A @ np.ones(n)
+    x0 = mtx.read_vector(args.x0, n, "x0") if args.x0 else None
 
     dtype = np.dtype(args.dtype)
     if dtype == np.float32:
@@ -231,7 +229,7 @@ def _solve(args: argparse.Namespace) -> int:
     levels = [tuple(level) for level in solver.hierarchy()]
 
     if args.solution:
-        _mtx.write_vector(args.solution, x, comment=f" solution computed by {PROG} {__version__}")
+        mtx.write_vector(args.solution, x, comment=f" solution computed by {PROG} {__version__}")
 
     op = A.T if args.transpose else A
     r = b - op @ x.astype(np.float64)

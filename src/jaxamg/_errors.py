@@ -1,13 +1,11 @@
-"""Exception types shared by the Python layer and the native engine module.
+"""The name under which the compiled engine module finds ``ConfigError``.
 
-Defined in Python (not in the extension) so that ``jaxamg.ConfigError`` can be
-imported, caught and documented without loading any native code.
+``jaxamg._engine`` (cpp/bindings/engine_module.cc) imports
+``jaxamg._errors.ConfigError`` to raise it for a bad config; the class is
+defined in :mod:`jaxamg._core.errors`. This module sits beside the compiled
+modules because it is part of their interface.
 """
 
+from ._core.errors import ConfigError
 
-class ConfigError(ValueError):
-    """A solver configuration that cannot be parsed or names an unknown
-    solver, parameter or value.
-
-    Subclasses :class:`ValueError`, so ``except ValueError`` also catches it.
-    """
+__all__ = ["ConfigError"]

@@ -15,6 +15,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._core.aggregation_modes import check_near_nullspace
+from ._core.ffi import native
+
 __all__ = ["with_cache", "get_solver_cache_info", "clear_solver_cache", "finalize"]
 
 _UNSET = object()
@@ -67,8 +70,6 @@ def with_cache(
 
 def _checked_near_nullspace(A: Any, spec: Any) -> Any:
     """`spec` validated against `A`'s rows (when `A` has a shape), as given."""
-    from ._near_nullspace import check_near_nullspace
-
     shape = getattr(A, "shape", None)
     if shape is not None and len(shape) == 2:
         check_near_nullspace(spec, int(shape[0]), who="`jaxamg.with_cache`")
@@ -111,8 +112,6 @@ def get_solver_cache_info() -> dict:
     so a solve whose result nobody has waited for may not be counted yet:
     call ``jax.block_until_ready`` on its result first.
     """
-    from ._ffi import native
-
     raw = native().cache_info()
     entries = _decoded(raw["entries"], "cpu")
     total_setups = raw["total_setups"]
@@ -143,8 +142,6 @@ def clear_solver_cache() -> None:
     memory returns to the driver) and MPI — so the next solve sets up from
     scratch. Under MPI it is local to the calling process and safe to call
     on some processes only."""
-    from ._ffi import native
-
     native().clear_cache()
     for name in ("_cuda", "_mpi"):
         module = _loaded_module(name)

@@ -29,17 +29,20 @@ import copy
 import json
 from typing import Any
 
-# How a user's config becomes the engine's (JAX-AMG's merge and validation
-# rules) is written in a private module and published here.
-from ._config_rules import (
+# The defaults and how a user's config becomes the engine's (JAX-AMG's merge
+# and validation rules) are written in private modules and published here.
+from ._core.config_rules import (
+    deep_merge,
     outer_max_iters,
     prepare_config,
     uses_dense_lu_coarse_solver,
     validate_config,
 )
+from ._core.default_config import DEFAULT_CONFIG
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "deep_merge",
     "default_config",
     "outer_max_iters",
     "prepare_config",
@@ -47,41 +50,6 @@ __all__ = [
     "uses_dense_lu_coarse_solver",
     "validate_config",
 ]
-
-DEFAULT_CONFIG: dict[str, Any] = {
-    "config_version": 2,
-    "solver": {
-        "scope": "main",
-        "solver": "PBICGSTAB",
-        "convergence": "RELATIVE_INI",
-        "tolerance": 1e-6,
-        "max_iters": 1000,
-        "norm": "L2",
-        "monitor_residual": 1,
-        "store_res_history": 1,
-        "preconditioner": {
-            "scope": "amg",
-            "solver": "AMG",
-            "algorithm": "CLASSICAL",
-            "selector": "PMIS",
-            "interpolator": "D2",
-            "smoother": {
-                "scope": "amg_smoother",
-                "solver": "BLOCK_JACOBI",
-                "relaxation_factor": 0.9,
-            },
-            "presweeps": 1,
-            "postsweeps": 1,
-            "max_levels": 100,
-            "strength_threshold": 0.5,
-            "dense_lu_num_rows": 1,
-            "aggressive_levels": 0,
-            "coarse_solver": "DENSE_LU_SOLVER",
-            "max_iters": 1,
-            "cycle": "V",
-        },
-    },
-}
 
 
 def default_config() -> dict[str, Any]:
@@ -92,22 +60,3 @@ def default_config() -> dict[str, Any]:
 def to_json(config: dict[str, Any]) -> str:
     """Deterministic JSON text of a config dictionary (sorted keys, compact)."""
     return json.dumps(config, sort_keys=True, separators=(",", ":"))
-
-
-# The merge and validation rules live beside the defaults' users; they are
-# part of this module's public surface.
-from ._config_rules import (  # noqa: E402
-    deep_merge,
-    outer_max_iters,
-    prepare_config,
-    uses_dense_lu_coarse_solver,
-    validate_config,
-)
-
-__all__ += [
-    "deep_merge",
-    "outer_max_iters",
-    "prepare_config",
-    "uses_dense_lu_coarse_solver",
-    "validate_config",
-]

@@ -18,7 +18,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._mpi_comm import check_comm, require_mpi4py
+from ._core.matrix import as_csr
+from ._dist.allgather import build_allgather
+from ._dist.comm import check_comm, require_mpi4py, run_and_agree
 
 __all__ = [
     "get_partition_info",
@@ -77,8 +79,6 @@ def partition_csr_matrix(A_global: Any, rank: int, nranks: int):
     import jax.numpy as jnp
     from jax.experimental import sparse as jsparse
 
-    from ._matrix import as_csr
-
     where = "jaxamg.mpi_utils.partition_csr_matrix"
     csr = as_csr(A_global, where)
     n_rows, n_cols = csr.shape
@@ -121,8 +121,6 @@ def validate_partition(A_local: Any, nglobal: int, row_start: int, row_end: int)
     monotone row pointers that end at nnz, and column indices in
     ``[0, nglobal)``. Raises ValueError naming what is wrong; prints a
     confirmation line and returns True otherwise."""
-    from ._matrix import as_csr
-
     where = "jaxamg.mpi_utils.validate_partition"
     nglobal = _int("nglobal", nglobal, "validate_partition", 1)
     row_start = _int("row_start", row_start, "validate_partition", 0)
@@ -181,8 +179,6 @@ def gather_vector(x_local: Any, comm: Any, root: int = 0):
     differentiable."""
     import jax.numpy as jnp
 
-    from ._mpi_comm import run_and_agree
-
     where = "jaxamg.mpi_utils.gather_vector"
     MPI = require_mpi4py(where)
     check_comm(comm, where)
@@ -230,8 +226,6 @@ def make_allgather_vector(
     Creating it is collective (the local sizes are checked to sum to
     `nglobal`); so is every call.
     """
-    from ._mpi_comm import run_and_agree
-
     where = "jaxamg.mpi_utils.make_allgather_vector"
     check_comm(comm, where)
 
@@ -279,7 +273,6 @@ def make_allgather_vector(
                 f"{expected}; the blocks must be contiguous and in rank order."
             )
         expected += size
-    from ._mpi_allgather import build_allgather
 
     return build_allgather(comm, tuple(sizes), comm.Get_rank(), chosen)
 

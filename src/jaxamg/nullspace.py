@@ -46,6 +46,8 @@ from typing import Any
 
 import numpy as np
 
+from ._core.matrix import compiled_for, on_accelerator
+
 __all__ = [
     "NullSpaceWarning",
     "as_nullspace_basis",
@@ -320,8 +322,6 @@ def _row_sum_extremes_on_device(indptr: Any, data: Any, n: int) -> tuple[float, 
     The check may run while the caller traces (a concrete matrix closed over
     by a jitted function): a compiled executable runs now, on the arrays'
     device, instead of being staged into that trace."""
-    from ._matrix import compiled_for
-
     residual, largest = compiled_for(_row_sum_extremes, indptr, data)(indptr, data)
     return float(residual), float(largest)
 
@@ -338,7 +338,6 @@ def warn_if_singular(
     key = data if buffer is None else buffer
     if _singular_memo.get(key) is not None:
         return
-    from ._matrix import on_accelerator
 
     if on_accelerator(indptr, data):
         residual, largest = _row_sum_extremes_on_device(indptr, data, n)

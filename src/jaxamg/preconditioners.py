@@ -22,8 +22,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ._config_rules import deep_merge
-from ._solve import solve  # module attribute: tests replace it
+from . import sparsity
+from ._core.checks import validate_with_engine
+from ._core.config_rules import deep_merge
+from ._core.matrix import is_concrete
+from ._solve import solve
+from .config import DEFAULT_CONFIG, prepare_config
 
 __all__ = [
     "DEFAULT_PRECONDITIONER_CONFIG",
@@ -34,8 +38,6 @@ __all__ = [
 
 
 def _classical_amg_block() -> dict:
-    from .config import DEFAULT_CONFIG
-
     return copy.deepcopy(DEFAULT_CONFIG["solver"]["preconditioner"])
 
 
@@ -148,14 +150,10 @@ def make_preconditioner(
     number of cycles from a zero start). For CG, keep it symmetric: the
     default V-cycle with equal pre- and post-smoothing of a symmetric `A` is.
     """
-    from .config import prepare_config
-
-    from ._solve import _validate_with_engine
-
     cfg = preconditioner_config(config, **kwargs)
     # Fail here, naming the key (unknown parameters and solver names
     # included), rather than inside the first Krylov step.
-    _validate_with_engine(prepare_config(cfg, mpi=comm is not None))
+    validate_with_engine(prepare_config(cfg, mpi=comm is not None))
     if not isinstance(return_info, bool):
         raise TypeError(
             f"`make_preconditioner`: `return_info` must be True or False, got {return_info!r}; "
@@ -237,9 +235,6 @@ def _operator_matrix(lx: Any, operator: Any, n: int, dtype: Any):
     import numpy as np
     import scipy.sparse as sp
     from jax.experimental import sparse as jsparse
-
-    from . import sparsity
-    from ._matrix import is_concrete
 
     if isinstance(operator, lx.MatrixLinearOperator):
         matrix = operator.as_matrix()

@@ -28,10 +28,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._coloring import column_coloring
-from ._materialize import drop_zeros, materialize, verify_recovery
-from ._probing import PROBE_BATCH_BYTES, probe_batch_size, probe_pattern
-from ._tracing import trace_pattern
+from ._operators.coloring import column_coloring
+from ._operators.materialize import drop_zeros, materialize, verify_recovery
+from ._operators.probing import PROBE_BATCH_BYTES, probe_batch_size, probe_pattern
+from ._operators.tracing import trace_pattern
 
 __all__ = [
     "trace_sparsity_pattern",

@@ -3,7 +3,7 @@ that skip a file without a GPU."""
 
 import pytest
 
-from jaxamg import _ffi
+from jaxamg._core import ffi as _ffi
 
 
 def cuda_module():

@@ -264,7 +264,7 @@ def test_gpu_structures_are_fingerprinted_on_the_device(rng, monkeypatch):
     """A large structure on the GPU is hashed there (Python never copies it
     to the host): the same matrix is set up once, and two patterns of the
     same size and nonzero count never share a setup."""
-    from jaxamg import _matrix
+    from jaxamg._core import matrix as _matrix
 
     monkeypatch.setattr(_matrix, "_DEVICE_HASH_MIN_NNZ", 0)  # as for a large matrix
     real_asarray = np.asarray

@@ -15,7 +15,7 @@ from jax.experimental import sparse as jsparse
 
 import jaxamg
 from gpu_testing import requires_cuda
-from jaxamg import _ffi
+from jaxamg._core import ffi as _ffi
 
 jax.config.update("jax_enable_x64", True)
 

@@ -96,7 +96,7 @@ CFG = config(True, "amg")
 
 
 def test_allreduce_sum_eager_jit_and_gradient(comm):
-    from jaxamg._mpi_reduce import allreduce_sum
+    from jaxamg._dist.reduce import allreduce_sum
 
     rank, handle = comm.Get_rank(), comm.py2f()
     x = jnp.linspace(0.0, 1.0, 5) * (rank + 1) + rank
@@ -119,7 +119,7 @@ def test_allreduce_sum_eager_jit_and_gradient(comm):
 
 
 def test_allreduce_sum_shape_mismatch_raises_everywhere(comm):
-    from jaxamg._mpi_reduce import allreduce_sum
+    from jaxamg._dist.reduce import allreduce_sum
 
     if comm.Get_size() < 2:
         pytest.skip("a mismatch between ranks needs two ranks")

@@ -84,7 +84,7 @@ def expected_user(size):
 
 
 def test_allreduce_custom_call_and_user_allreduce_do_not_match(comm):
-    from jaxamg._mpi_reduce import allreduce_sum
+    from jaxamg._dist.reduce import allreduce_sum
 
     size, rank, handle = comm.Get_size(), comm.Get_rank(), comm.py2f()
     if size < 2:

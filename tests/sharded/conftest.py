@@ -66,7 +66,7 @@ def comm():
 @pytest.fixture
 def native_mpi():
     """Skips (on every rank alike) when this build cannot solve across ranks."""
-    from jaxamg import _ffi
+    from jaxamg._core import ffi as _ffi
 
     if not _ffi.mpi_available():
         pytest.skip("this jaxamg build has no native MPI module (jaxamg._mpi)")

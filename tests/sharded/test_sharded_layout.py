@@ -13,7 +13,8 @@ from mpi_testing import assert_all, assert_all_raise
 from sharded_problems import partition
 
 import jaxamg
-from jaxamg import _sharded_runtime, _xla_setup
+from jaxamg._core import xla_setup as _xla_setup
+from jaxamg._sharded import runtime as _sharded_runtime
 
 
 def _local_sizes(comm, unequal):

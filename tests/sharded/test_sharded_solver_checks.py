@@ -10,7 +10,7 @@ from mpi_testing import assert_all, assert_all_raise
 from sharded_problems import local_block, partition, random_system
 
 import jaxamg
-from jaxamg import _xla_setup
+from jaxamg._core import xla_setup as _xla_setup
 
 
 @pytest.fixture

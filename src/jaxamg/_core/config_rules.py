@@ -22,7 +22,8 @@ import json
 import math
 from typing import Any
 
-from ._errors import ConfigError
+from .default_config import DEFAULT_CONFIG
+from .errors import ConfigError
 
 _AMG = "AMG"
 _KRYLOV_WITH_RESTART = ("GMRES", "FGMRES")
@@ -105,8 +106,6 @@ def prepare_config(
     **kwargs: Any,
 ) -> str:
     """The canonical JSON text of the config a solve runs with."""
-    from .config import DEFAULT_CONFIG
-
     if isinstance(user_config, (str, bytes)):
         raise TypeError(
             "`config` must be a dict (flat, or nested with config_version 2); string configs "

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ._index_maps import host_context, movement
+from .index_maps import host_context, movement
 
 __all__ = ["fold", "as_value"]
 

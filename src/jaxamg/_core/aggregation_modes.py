@@ -5,6 +5,8 @@ These are the vectors a smoothed-aggregation hierarchy must represent on every
 level: the rigid-body modes of linear elasticity (3 in 2D, 6 in 3D), the
 constant of a Laplacian. They are not a null space of a singular system (that
 is `nullspace=`, see :mod:`jaxamg.nullspace`): A need not annihilate them.
+The module is named for their use, the modes aggregation keeps, so that it
+cannot be taken for the null space's.
 
 The vectors are constants of the solve: no gradient flows into them, and the
 native cache keys a setup by their fingerprint, so different vectors never
@@ -17,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ._matrix import is_concrete
+from .matrix import is_concrete
 
 _WHO = "`jaxamg.solve`"
 

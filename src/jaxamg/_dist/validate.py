@@ -24,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from ._mpi_comm import DistributedInputError
+from .._core.checks import check_dtype, preferred_dtype, validate_with_engine
+from .._core.matrix import as_csr, is_concrete
+from .._core.stats import check_writable
+from ..config import prepare_config
+from ..sparsity import cache_coloring, materialize_operator
+from .comm import DistributedInputError
+from .nullspace import declared_specs, local_bases
 
 WHERE = "jaxamg.solve"
 
@@ -89,8 +95,6 @@ def parse_partition(partition_info: Any, nglobal: Any) -> tuple[int, int, int]:
 def _materialize(A: Any, n_local: int, nglobal: int):
     """A callable operator as its BCSR row block (colored as (n_local,
     nglobal) on first use), carrying the operator's with_cache flags."""
-    from .sparsity import cache_coloring, materialize_operator
-
     if getattr(A, "_coloring_info", None) is None:
         cache_coloring(A, (n_local, nglobal))
     M = materialize_operator(A, n_local, where=WHERE)
@@ -122,11 +126,6 @@ def prepare_local(
     """Checks this rank's input; raises on the first problem."""
     import jax.numpy as jnp
 
-    from ._matrix import as_csr, is_concrete
-    from ._mpi_nullspace import declared_specs, local_bases
-    from ._solve import _check_dtype, _preferred_dtype, _validate_with_engine
-    from .config import prepare_config
-
     rs, re, nglobal = parse_partition(partition_info, nglobal)
     n_local = re - rs
     if isinstance(block_dim, bool) or not isinstance(block_dim, (int, np.integer)) or block_dim < 1:
@@ -144,7 +143,7 @@ def prepare_local(
             f"a {nglobal}-row system, so it must be ({n_local}, {nglobal}): this rank's rows "
             "with global column indices."
         )
-    _check_dtype("A", csr.data.dtype)
+    check_dtype("A", csr.data.dtype)
     if is_concrete(csr.indices) and csr.nnz:
         cols = np.asarray(csr.indices)
         if cols.min() < 0 or cols.max() >= nglobal:
@@ -161,7 +160,7 @@ def prepare_local(
     if b is not None:
         if not hasattr(b, "shape"):
             b = np.asarray(b)
-        _check_dtype("b", b.dtype)
+        check_dtype("b", b.dtype)
         if len(b.shape) != 1 or b.shape[0] != n_local:
             raise ValueError(
                 f"`{WHERE}`: `b` has shape {tuple(b.shape)} but this rank owns {n_local} rows "
@@ -170,7 +169,7 @@ def prepare_local(
     if x0 is not None:
         if not hasattr(x0, "shape"):
             x0 = np.asarray(x0)
-        _check_dtype("x0", x0.dtype)
+        check_dtype("x0", x0.dtype)
         if b is not None and tuple(x0.shape) != tuple(b.shape):
             raise ValueError(
                 f"`{WHERE}`: x0 must have the same shape as b, got {tuple(x0.shape)} and "
@@ -183,10 +182,8 @@ def prepare_local(
                 "jax.grad or jax.vmap; call solve directly to write statistics."
             )
         if rank == 0:
-            from ._stats import check_writable
-
             check_writable(save_stats_file, WHERE)
-    dtype = _preferred_dtype(csr.data, b if b is not None else csr.data)
+    dtype = preferred_dtype(csr.data, b if b is not None else csr.data)
     data = jnp.asarray(csr.data, dtype=dtype)
     b = None if b is None else jnp.asarray(b, dtype=dtype)
     use_x0 = x0 is not None
@@ -217,7 +214,7 @@ def prepare_local(
             singular=singular or any(k is not None for k in null_columns),
             **(kwargs or {}),
         )
-    _validate_with_engine(config_text)
+    validate_with_engine(config_text)
     return LocalInput(
         csr=csr, data=data, b=b, x0=x0, use_x0=use_x0, dtype=dtype, row_start=rs, row_end=re,
         nglobal=nglobal, block_dim=block_dim, config_text=config_text, symmetric=symmetric,

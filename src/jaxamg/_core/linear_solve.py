@@ -7,7 +7,7 @@ derivative from that: reverse mode solves with A^T (reusing the forward
 setup in the native cache) and gives ``dL/dA_ij = -lambda_i x_j`` on the
 sparsity pattern through ``matvec``; forward mode solves
 ``A dx = db - dA x``; and both compose (grad of grad, jacfwd of grad, vmap
-of grad). The distributed core (``_mpi_solve``) builds its tangent solve
+of grad). The distributed core (``_dist.solve``) builds its tangent solve
 from the same :func:`native_linear_solve` and :func:`pattern_product`.
 An adjoint solve that does not converge is reported from the host
 (:class:`AdjointConvergenceWarning`, or an error with
@@ -23,8 +23,8 @@ import warnings
 
 import numpy as np
 
-from . import _ffi
-from ._status import AMGXStatus
+from . import ffi
+from .status import AMGXStatus
 
 
 class AdjointConvergenceWarning(UserWarning):
@@ -32,7 +32,7 @@ class AdjointConvergenceWarning(UserWarning):
 
 
 @dataclasses.dataclass(frozen=True)
-class _Static:
+class Static:
     config: str
     structure: tuple[int, int]
     reuse_setup: bool
@@ -122,7 +122,7 @@ def native_linear_solve(matvec, call, b, guess, use_guess: bool, symmetric: bool
     `order` (a vector shaped like b, or None) is passed as the guess operand
     of calls that start from zero (the engine does not read it then), so
     that they run after whatever computed it: distributed solves order their
-    collectives by it (a real operand, as :mod:`jaxamg._operand_order`
+    collectives by it (a real operand, as :mod:`jaxamg._core.operand_order`
     explains). ``symmetric_matvec`` spares JAX transposing `matvec`
     (its transpose is then taken to be `matvec` itself, used only to
     differentiate the adjoint with respect to the values).
@@ -147,7 +147,7 @@ def native_linear_solve(matvec, call, b, guess, use_guess: bool, symmetric: bool
 
 
 @functools.partial(jax_jit_lazy, static_argnames=("st",))
-def linear_solve(indptr, indices, rows, data, b, x0, st: _Static, nns=None):
+def linear_solve(indptr, indices, rows, data, b, x0, st: Static, nns=None):
     """The differentiable core: returns (x, stats).
 
     Jitted with the configuration static, so eager calls and eager gradients
@@ -165,7 +165,7 @@ def linear_solve(indptr, indices, rows, data, b, x0, st: _Static, nns=None):
         return pattern_product(data, x[indices], rows, n)
 
     def call(rhs, guess, transpose, use_x0):
-        return _ffi.solve_call(
+        return ffi.solve_call(
             indptr,
             indices,
             fixed,

@@ -3,7 +3,7 @@ values are one global JAX array while its CSR structure stays on its rank.
 
 Rank r keeps the structure of its block of rows (``n_r x n_global``, global
 column indices) on the host. The values of all ranks form the global array
-``A.data`` in the padded layout of :mod:`._sharded_layout`: rank r's
+``A.data`` in the padded layout of :mod:`jaxamg._sharded.layout`: rank r's
 ``nnz_r`` values at the start of its shard of length ``max_r nnz_r``, zeros
 after them. The global matrix is never gathered anywhere.
 """
@@ -14,16 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from ._mpi_comm import run_and_agree
-from ._sharded_layout import (
-    assemble,
-    is_global_sharded,
-    local_context,
-    local_shard,
-    pad_last,
-    row_sharding,
-)
-from ._sharded_runtime import setup
+from .._core.checks import check_dtype, preferred_dtype
+from .._core.matrix import as_csr, is_concrete
+from .._dist.comm import run_and_agree
+from ..sparsity import materialize_operator
+from .layout import assemble, is_global_sharded, local_context, local_shard, pad_last, row_sharding
+from .runtime import setup
 
 WHERE_MATRIX = "jaxamg.make_sharded_matrix"
 
@@ -136,9 +132,6 @@ class ShardedMatrix:
 def _as_local_csr(A_local: Any):
     """This rank's block as a concrete CsrInput (a callable is materialized
     once with its cached coloring)."""
-    from ._matrix import as_csr, is_concrete
-    from ._solve import _check_dtype
-
     source = A_local
     if callable(A_local) and not hasattr(A_local, "shape"):
         coloring = getattr(A_local, "_coloring_info", None)
@@ -148,7 +141,6 @@ def _as_local_csr(A_local: Any):
                 "no cached coloring; color it first with jaxamg.with_cache(op, "
                 "coloring=jaxamg.cache_coloring(op, shape=(n_local, n_global)))."
             )
-        from .sparsity import materialize_operator
 
         shape = tuple(coloring[4])
         A_local = materialize_operator(A_local, shape[0], coloring, where=WHERE_MATRIX)
@@ -160,7 +152,7 @@ def _as_local_csr(A_local: Any):
         )
     if len(csr.shape) != 2:
         raise ValueError(f"`{WHERE_MATRIX}`: `A_local` must be 2-D, got shape {csr.shape}.")
-    _check_dtype("A_local", csr.data.dtype)
+    check_dtype("A_local", csr.data.dtype)
     n_local, n_global = csr.shape
     if csr.nnz and (int(np.min(csr.indices)) < 0 or int(np.max(csr.indices)) >= n_global):
         raise ValueError(
@@ -185,8 +177,6 @@ def make_sharded_matrix(A_local: Any, b: Any, *, comm: Any = None, mesh: Any = N
     import jax
     import jax.numpy as jnp
     from jax.sharding import NamedSharding
-
-    from ._solve import _preferred_dtype
 
     if not isinstance(b, jax.Array) or isinstance(b, jax.core.Tracer):
         raise TypeError(
@@ -253,7 +243,7 @@ def make_sharded_matrix(A_local: Any, b: Any, *, comm: Any = None, mesh: Any = N
             f"{[g[3] for g in gathered]}; pass the same precision on every rank."
         )
     nnz_counts = [g[2] for g in gathered]
-    dtype = _preferred_dtype(csr.data, csr.data)
+    dtype = preferred_dtype(csr.data, csr.data)
     with local_context(mesh):
         values = pad_last(jnp.asarray(csr.data, dtype=dtype), max(nnz_counts))
     return ShardedMatrix(

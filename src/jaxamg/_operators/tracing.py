@@ -3,7 +3,7 @@
 The operator is traced once to a jaxpr, and every value in it is interpreted
 either as a *constant* (it does not depend on the input; its value is folded
 when possible) or as a *dependence matrix* (row i lists the input elements that
-element i may read; see ``_deps``). The input starts as the identity, and each
+element i may read; see ``deps``). The input starts as the identity, and each
 primitive maps the dependences of its operands to those of its results. This
 follows the global sparsity detection of SparseConnectivityTracer.jl (Hill and
 Dalle, 2025), done on a jaxpr instead of by operator overloading.
@@ -21,9 +21,9 @@ import logging
 
 import numpy as np
 
-from . import _deps as D
-from ._const_eval import as_value, fold
-from ._index_maps import (
+from . import deps as D
+from .const_eval import as_value, fold
+from .index_maps import (
     MOVEMENT_INDEX_OPERANDS,
     conv_table,
     dot_general_pairs,

@@ -25,7 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from ._mpi_comm import run_and_agree
+from .._core.matrix import as_csr, is_concrete
+from .._dist.comm import comm_handle, run_and_agree
+from .._operators.materialize import host_csr_layout
+from ..sparsity import materialize_operator
+from .layout import assemble, is_global_sharded, local_shard, pad_last
 
 
 def _is_traced(x: Any) -> bool:
@@ -40,8 +44,6 @@ def _maps(mesh: Any, axis_name: str, comm_handle: int):
     import jax
     import jax.numpy as jnp
     from jax.sharding import PartitionSpec as P
-
-    from ._sharded_layout import assemble, local_shard
 
     def replicated_to_rows(v):
         # Each process's "replicated" copy holds its own rank's values.
@@ -106,9 +108,6 @@ def _maps(mesh: Any, axis_name: str, comm_handle: int):
 
 def local_to_global(matrix: Any, values: Any):
     """This rank's `values` (length ``local_nnz``) as the packed global array."""
-    from ._mpi_comm import comm_handle
-    from ._sharded_layout import pad_last
-
     to_global, _ = _maps(matrix.mesh, matrix.axis_name, comm_handle(matrix.comm))
     return to_global(pad_last(values, matrix.max_local_nnz))
 
@@ -117,8 +116,6 @@ def _reject_sharded_consts(consts, where: str) -> None:
     """Closed-over values must be identical on every rank: a value sharded
     over the ranks is rank-local data and belongs in ``A.data``."""
     import jax
-
-    from ._sharded_layout import is_global_sharded
 
     for c in consts:
         spec = None
@@ -135,11 +132,9 @@ def _reject_sharded_consts(consts, where: str) -> None:
             )
 
 
-def _check_structure(matrix: Any, csr: Any, where: str) -> None:
+def check_structure(matrix: Any, csr: Any, where: str) -> None:
     """The matrix given as `A=` must have the creation-time structure; all
     ranks agree on the verdict before anyone communicates further."""
-    from ._matrix import is_concrete
-
     def local():
         if not is_concrete(csr.indptr, csr.indices):
             raise ValueError(
@@ -166,8 +161,8 @@ def _check_structure(matrix: Any, csr: Any, where: str) -> None:
     run_and_agree(matrix.comm, local)
 
 
-class _Structure:
-    """A CSR structure in the form :func:`_check_structure` reads."""
+class Structure:
+    """A CSR structure in the form :func:`check_structure` reads."""
 
     def __init__(self, indptr, indices, shape):
         self.indptr, self.indices, self.shape = indptr, indices, tuple(shape)
@@ -182,11 +177,6 @@ def operator_values(matrix: Any, A: Any, where: str):
     """
     import jax
     import jax.numpy as jnp
-
-    from ._matrix import as_csr, is_concrete
-    from ._mpi_comm import comm_handle
-    from ._materialize import host_csr_layout
-    from .sparsity import materialize_operator
 
     if callable(A) and not hasattr(A, "shape"):
         coloring = getattr(A, "_coloring_info", None) or getattr(matrix, "_coloring_info", None)
@@ -207,7 +197,7 @@ def operator_values(matrix: Any, A: Any, where: str):
         # the values are traced).
         rows, cols, colors, _, shape = coloring
         indptr, indices, _ = host_csr_layout(rows, cols, colors, tuple(shape), where)
-        _check_structure(matrix, _Structure(indptr, indices, tuple(shape)), where)
+        check_structure(matrix, Structure(indptr, indices, tuple(shape)), where)
         csr = values(None)
         if is_concrete(csr.data):
             return jnp.asarray(csr.data, matrix.dtype), True
@@ -220,7 +210,7 @@ def operator_values(matrix: Any, A: Any, where: str):
         data = converted(0.0, *consts).astype(matrix.dtype)
         return local_to_global(matrix, data), False
     csr = as_csr(A, where)
-    _check_structure(matrix, csr, where)
+    check_structure(matrix, csr, where)
     if not is_concrete(csr.data):
         raise ValueError(
             f"`{where}`: the matrix passed as A= has traced values; pass a callable operator "

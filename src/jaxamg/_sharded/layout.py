@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ._sharded_runtime import setup
+from .._dist.comm import run_and_agree
+from .runtime import setup
 
 WHERE_VECTOR = "jaxamg.make_sharded_vector"
 
@@ -136,8 +137,6 @@ def make_sharded_vector(
     Collective.
     """
     import jax
-
-    from ._mpi_comm import run_and_agree
 
     comm, mesh = setup(comm, mesh, axis_name, WHERE_VECTOR)
 

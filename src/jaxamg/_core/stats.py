@@ -4,7 +4,25 @@ AmgX-layout grid table and iteration table under two headings."""
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
+
+from . import ffi
+
+# The engine's statistics text is one process-wide buffer: solves that write
+# a stats file take it in turn, so that no thread takes (or drops) another's.
+stats_lock = threading.Lock()
+
+
+def take_stats_text(distributed: bool = False) -> str:
+    """The engine's recorded statistics, emptying its buffer (a distributed
+    solve's: the MPI module's when it keeps its own buffer, else the
+    single-process module's)."""
+    if distributed:
+        take = getattr(ffi.mpi_native(), "take_stats_text", None)
+        if take is not None:
+            return take()
+    return ffi.native().take_stats_text()
 
 
 def split_stats(text: str) -> tuple[str, str]:

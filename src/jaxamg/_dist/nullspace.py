@@ -5,7 +5,7 @@ Each rank holds its rows of a basis: ``(n_local, k)`` out of the global
 ``(nglobal, k)``; ``"constant"`` is the ones vector. The math is that of
 :mod:`jaxamg.nullspace` (``b' = b - M (M^T M)^-1 M^T b``, ``x = solve(A,
 b')``, ``x' = x - N (N^T N)^-1 N^T x``), with every sum over rows made
-global by a reduction over the ranks (:mod:`jaxamg._mpi_reduce`).
+global by a reduction over the ranks (:mod:`jaxamg._dist.reduce`).
 
 Checks run in two phases like the other MPI input checks:
 
@@ -18,7 +18,7 @@ Checks run in two phases like the other MPI input checks:
 
 Ordering of collectives inside the program: every reduction is one
 collective, and :class:`_Sequenced` chains each to the previous one by a
-real data dependence (:mod:`jaxamg._operand_order` says why nothing weaker
+real data dependence (:mod:`jaxamg._core.operand_order` says why nothing weaker
 orders them) -- also the solve input to the reduction that measures
 ``rhs_inconsistency`` -- so that no two collectives are independent. In
 reverse mode the backward collectives are chained by their data: the
@@ -30,7 +30,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .nullspace import declared_specs  # noqa: F401  (re-exported for _mpi_validate)
+from .. import nullspace as ns
+from .._core.operand_order import after
+from ..config import uses_dense_lu_coarse_solver
+from ..nullspace import as_nullspace_basis, declared_specs, project_out, relative_norm
+from .reduce import host_max, host_sum, tree_sum
 
 NAMES = ("nullspace", "transpose_nullspace")
 
@@ -38,8 +42,6 @@ NAMES = ("nullspace", "transpose_nullspace")
 def local_bases(specs: dict, n_local: int, nglobal: int, dtype: Any) -> dict:
     """Phase 1 (this rank only): the shape and kind checks; returns the
     column count of each declared basis (None when not declared)."""
-    from .nullspace import as_nullspace_basis
-
     columns = {}
     for name in NAMES:
         basis = as_nullspace_basis(specs[name], n_local, dtype, name, k_max=nglobal)
@@ -52,10 +54,6 @@ def global_bases(comm: Any, specs: dict, n_local: int, nglobal: int, dtype: Any,
     """Phase 2 (collective, every rank): the bases as ``(n_local, k)`` arrays
     (or None), rescaled and validated globally; warns as the single-process
     solve does about a missing basis and a dense-LU coarse solver."""
-    from . import nullspace as ns
-    from ._mpi_reduce import host_max, host_sum
-    from .config import uses_dense_lu_coarse_solver
-
     bases = {}
     for name in NAMES:
         basis = ns.as_nullspace_basis(
@@ -78,17 +76,13 @@ class _Sequenced:
     call's input waits for the previous call's output."""
 
     def __init__(self, comm: int):
-        from ._mpi_reduce import tree_sum
-
         self._sum = tree_sum(comm)
         self._last = None
 
     def after(self, value):
         """`value` (an array or a tuple of arrays), recomputed from the last
-        collective's result (:func:`jaxamg._operand_order.after`) so that
+        collective's result (:func:`jaxamg._core.operand_order.after`) so that
         whatever reads it runs after that collective."""
-        from ._operand_order import after
-
         if self._last is None:
             return value
         return after(value, self._last)
@@ -104,8 +98,6 @@ def singular_solve(solve, b, null_basis, transpose_basis, comm: int):
     (x', stats, rhs_inconsistency or None). `solve` is the distributed
     differentiable core; the projections are JAX operations (reverse mode
     transposes them into the projections of the adjoint)."""
-    from .nullspace import project_out, relative_norm
-
     reduce = _Sequenced(comm)
     inconsistency = None
     b_range = b

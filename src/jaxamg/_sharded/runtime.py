@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._mpi_comm import check_comm, require_mpi4py, run_and_agree
-from ._xla_setup import cpu_collectives_problem
+from .._core.xla_setup import cpu_collectives_problem
+from .._dist.comm import check_comm, require_mpi4py, run_and_agree
 
 _HINT_INIT = (
     'call jax.distributed.initialize(cluster_detection_method="mpi4py") at the start of the '

@@ -3,13 +3,13 @@ column indices) and its slice of b; one collective native solve returns this
 rank's slice of x.
 
 Differentiation mirrors the single-process solve
-(``_linear_solve.linear_solve``): the core is a ``jax.custom_jvp`` whose
+(``_core.linear_solve.linear_solve``): the core is a ``jax.custom_jvp`` whose
 rule gives ``dx = A^-1 (db - dA x)``, the tangent solve being the same
 ``custom_linear_solve`` over native calls
-(``_linear_solve.native_linear_solve``). ``dA x`` needs x at every column of
+(``_core.linear_solve.native_linear_solve``). ``dA x`` needs x at every column of
 the local pattern; the x_j of columns owned by other ranks arrive by the
 halo exchange (``jaxamg_mpi_gather_columns``; in the sharded interface under
-jit ``jax.lax.all_to_all``, ``_sharded_exchange``): only boundary values
+jit ``jax.lax.all_to_all``, ``_sharded.exchange``): only boundary values
 travel, never the global vector, and only when the values have a tangent.
 JAX derives the rest: forward mode (jvp, jacfwd, linearize) runs the tangent
 solve on the forward setup; reverse mode transposes it into the adjoint
@@ -23,14 +23,14 @@ in b; those in the values would need the exchange's transpose and raise
 
 Collectives on one communicator must be issued in the same order by every
 rank, so one solve's collectives form one chain of real operand
-dependences (:mod:`jaxamg._operand_order` says why nothing weaker orders
+dependences (:mod:`jaxamg._core.operand_order` says why nothing weaker orders
 them): the exchange reads the solve's x, x is released recomputed from the
 exchanged values, and the tangent or adjoint solve takes a vector computed
 from them (from x when there is no exchange) as its unread guess operand.
 The chain is: solve, exchange, tangent or adjoint solve.
 
 Singular systems (``nullspace``, ``transpose_nullspace``, rows distributed
-like b) wrap this core in the projections of ``_mpi_nullspace``.
+like b) wrap this core in the projections of ``_dist.nullspace``.
 """
 
 from __future__ import annotations
@@ -42,36 +42,36 @@ from typing import Any
 
 import numpy as np
 
-from . import _ffi
-from ._linear_solve import _Static, jax_jit_lazy, native_linear_solve, pattern_product
-from ._matrix import is_concrete, structure_fingerprint
-from ._mpi_comm import check_comm, comm_handle, run_and_agree
-from ._mpi_validate import WHERE, check_global, prepare_local, summary
-from ._operand_order import after
-from ._solve import (
-    add_inconsistency,
-    _stats_lock,
-    _to_runtime_error,
-    make_info,
-    structure_arrays,
-)
+from .._core import ffi
+from .._core.errors import to_runtime_error
+from .._core.info import add_inconsistency, make_info
+from .._core.linear_solve import Static, jax_jit_lazy, native_linear_solve, pattern_product
+from .._core.matrix import is_concrete, structure_fingerprint
+from .._core.operand_order import after
+from .._core.stats import stats_lock, take_stats_text, write_stats_file
+from .._core.structure import structure_arrays
+from ..cache import with_cache
+from ..config import outer_max_iters
+from .comm import check_comm, comm_handle, run_and_agree
+from .nullspace import global_bases, singular_solve
+from .validate import WHERE, check_global, prepare_local, summary
 
 
 @dataclasses.dataclass(frozen=True)
-class _MpiStatic(_Static):
+class MpiStatic(Static):
     """The single-process static arguments and the distribution's."""
 
     comm: int  # Fortran handle
     row_start: int
     nglobal: int
     # The gradient's column exchange when not the MPI one: the sharded
-    # interface's all_to_all plan (_sharded_exchange.AllToAllColumns), used
+    # interface's all_to_all plan (_sharded.exchange.AllToAllColumns), used
     # inside shard_map.
     exchange: Any = None
 
 
-def _native_solve(st: _MpiStatic, indptr, indices, data, rhs, guess, transpose, use_x0):
-    return _ffi.solve_mpi_call(
+def _native_solve(st: MpiStatic, indptr, indices, data, rhs, guess, transpose, use_x0):
+    return ffi.solve_mpi_call(
         indptr,
         indices,
         data,
@@ -90,14 +90,14 @@ def _native_solve(st: _MpiStatic, indptr, indices, data, rhs, guess, transpose, 
     )
 
 
-def _exchange(st: _MpiStatic, indptr, indices, x):
+def _exchange(st: MpiStatic, indptr, indices, x):
     """x at the column of every stored entry of this rank's rows (pattern
     order): the owned columns read locally, the others by the halo exchange
     (the cached native plan; the sharded interface's all_to_all plan inside
     shard_map). Only boundary values travel. Collective."""
     if st.exchange is not None:
         return st.exchange(x)
-    return _ffi.gather_columns_call(
+    return ffi.gather_columns_call(
         indptr, indices, x, structure=st.structure, comm=st.comm, row_start=st.row_start,
         nglobal=st.nglobal,
     )
@@ -182,14 +182,14 @@ def _core():
 
 
 @functools.partial(jax_jit_lazy, static_argnames=("st",))
-def mpi_linear_solve(indptr, indices, rows, data, b, x0, st: _MpiStatic):
+def mpi_linear_solve(indptr, indices, rows, data, b, x0, st: MpiStatic):
     """The differentiable distributed core: returns (x_local, stats)."""
     import jax
 
     return _core()(st, indptr, indices, rows, data, b, jax.lax.stop_gradient(x0))
 
 
-def _agree(comm, A, b, x0, precheck=None, **options):
+def agree(comm, A, b, x0, precheck=None, **options):
     """Local checks on every rank, one allgather, then the global checks."""
     rank = comm.Get_rank()
     reuse_setup = options.get("reuse_setup", False)
@@ -201,7 +201,7 @@ def _agree(comm, A, b, x0, precheck=None, **options):
 
     local, summaries = run_and_agree(comm, local, extra=lambda v: summary(v, reuse_setup))
     check_global(summaries)
-    _ffi.mpi_native()  # a build without MPI fails here, on every rank alike
+    ffi.mpi_native()  # a build without MPI fails here, on every rank alike
     return local, summaries
 
 
@@ -224,8 +224,6 @@ def solve_mpi(
     """The MPI path of :func:`jaxamg.solve` (chosen when `comm`, `nglobal` or
     `partition_info` is given, or `A` carries ``with_cache(mpi=...)``)."""
     import jax
-
-    from .config import outer_max_iters
 
     meta = getattr(A, "_mpi_cache", None)
     precheck = None
@@ -267,11 +265,11 @@ def solve_mpi(
         check_comm(comm, WHERE)
         options.update(nglobal=nglobal, partition_info=partition_info, config=config,
                        kwargs=kwargs)
-    local, _ = _agree(comm, A, b, x0, precheck=precheck, **options)
+    local, _ = agree(comm, A, b, x0, precheck=precheck, **options)
     symmetric = local.symmetric or bool(meta and meta.get("is_symmetric", False))
     fingerprint = structure_fingerprint(local.csr.indptr, local.csr.indices)
     indptr, indices, rows = structure_arrays(local.csr, fingerprint)
-    st = _MpiStatic(
+    st = MpiStatic(
         config=local.config_text,
         structure=fingerprint,
         reuse_setup=bool(reuse_setup),
@@ -286,8 +284,6 @@ def solve_mpi(
 
     null_basis = transpose_basis = None
     if local.singular:
-        from ._mpi_nullspace import global_bases
-
         null_basis, transpose_basis = global_bases(
             comm, local.null_specs, local.row_end - local.row_start, local.nglobal,
             local.dtype, symmetric, local.config_text,
@@ -300,8 +296,6 @@ def solve_mpi(
         inconsistency = None
         try:
             if local.singular:
-                from ._mpi_nullspace import singular_solve
-
                 x, stats, inconsistency = singular_solve(
                     core, local.b, null_basis, transpose_basis, st.comm
                 )
@@ -312,7 +306,7 @@ def solve_mpi(
             else:
                 _wait_if_eager((x, stats))
         except jax.errors.JaxRuntimeError as e:
-            raise _to_runtime_error(e) from None
+            raise to_runtime_error(e) from None
         info = make_info(stats, st.history_len)
         if inconsistency is not None:
             add_inconsistency(info, inconsistency)
@@ -320,13 +314,11 @@ def solve_mpi(
 
     if save_stats_file is None:
         return run()
-    with _stats_lock:
-        _take_stats_text()  # drop text left by earlier solves
+    with stats_lock:
+        take_stats_text(distributed=True)  # drop text left by earlier solves
         x, info = run()
-        text = _take_stats_text()
+        text = take_stats_text(distributed=True)
     if comm.Get_rank() == 0:
-        from ._stats import write_stats_file
-
         write_stats_file(text, save_stats_file)
     return x, info
 
@@ -348,16 +340,6 @@ def _wait_if_eager(values) -> None:
         elif isinstance(value, jax.Array):
             ready.append(value)
     jax.block_until_ready(ready)
-
-
-def _take_stats_text() -> str:
-    """The engine's recorded statistics (the MPI module's when it keeps its
-    own buffer, else the single-process module's)."""
-    module = _ffi.mpi_native()
-    take = getattr(module, "take_stats_text", None)
-    if take is None:
-        take = _ffi.native().take_stats_text
-    return take()
 
 
 def _check_cached(meta: dict, comm: Any, nglobal: Any, partition_info: Any) -> None:
@@ -415,10 +397,8 @@ def cache_mpi_metadata(
 
     check_comm(comm, "jaxamg.cache_mpi_metadata")
     if is_symmetric:
-        from .cache import with_cache
-
         with_cache(A, is_symmetric=True)
-    local, summaries = _agree(
+    local, summaries = agree(
         comm, A, None, None, partition_info=partition_info, nglobal=nglobal,
         block_dim=block_dim, reuse_setup=False, save_stats_file=None, config=config,
         save_stats=bool(save_stats), singular=bool(singular),

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ._mpi_comm import run_and_agree
+from .comm import run_and_agree
 
 
 def _mpi_type(MPI, dtype):

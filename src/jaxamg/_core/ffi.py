@@ -11,6 +11,8 @@ import functools
 import threading
 from typing import Any
 
+from .threads import configure_openmp
+
 _lock = threading.Lock()
 _registered = False
 
@@ -18,10 +20,10 @@ _registered = False
 @functools.lru_cache(maxsize=None)
 def native():
     """The compiled module; raises ImportError with guidance if missing."""
-    from ._threads import configure_openmp
-
     configure_openmp()
     try:
+        # Local: the compiled module loads on first use, after the OpenMP
+        # settings above and not on `import jaxamg` (kept free of native code).
         from jaxamg import _cpu  # type: ignore[attr-defined]
     except ImportError as e:  # pragma: no cover - depends on the build
         raise ImportError(
@@ -62,6 +64,7 @@ def cuda_native():
     except RuntimeError:  # no GPU backend in this JAX
         return None
     try:
+        # Local: optional (a build without the CUDA backend has no _cuda).
         from jaxamg import _cuda  # type: ignore[attr-defined]
     except ImportError:  # built without the CUDA backend
         return None
@@ -121,10 +124,9 @@ _mpi_registered = False
 @functools.lru_cache(maxsize=None)
 def mpi_native():
     """The MPI module; raises RuntimeError if this build has none."""
-    from ._threads import configure_openmp
-
     configure_openmp()
     try:
+        # Local: optional (a build without MPI has no _mpi); loads on first use.
         from jaxamg import _mpi  # type: ignore[attr-defined]
     except ImportError as e:
         raise RuntimeError(

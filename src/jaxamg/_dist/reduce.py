@@ -15,7 +15,7 @@ checks that run before the solve).
 
 Collectives must be issued in the same order by every rank. Each hook call
 is one collective; callers order consecutive ones by data dependence (see
-``_mpi_nullspace``).
+``_dist.nullspace``).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import _ffi
+from .._core import ffi
 
 
 def _native_sum(comm: int, x: Any):
     import jax
 
-    _ffi.ensure_mpi_registered()
+    ffi.ensure_mpi_registered()
     call = jax.ffi.ffi_call(
         "jaxamg_mpi_allreduce_sum",
         jax.ShapeDtypeStruct(x.shape, x.dtype),

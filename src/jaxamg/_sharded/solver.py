@@ -1,12 +1,12 @@
-"""`make_sharded_solver`: the MPI solve of :mod:`._mpi_solve` with global,
+"""`make_sharded_solver`: the MPI solve of :mod:`jaxamg._dist.solve` with global,
 row-sharded JAX arrays in and out.
 
 Every rank's piece of the work is the MPI interface's own differentiable
-core (``_mpi_solve.mpi_linear_solve``: one collective native solve, a
+core (``_dist.solve.mpi_linear_solve``: one collective native solve, a
 custom JVP whose tangent and adjoint solves are native solves on the forward
 setup and whose ``dA x`` gathers the off-rank x_j: by the native halo
 exchange in a direct call, by ``jax.lax.all_to_all`` inside ``shard_map``,
-:mod:`._sharded_exchange`).
+:mod:`jaxamg._sharded.exchange`).
 This module only moves data between the padded global layout and each
 rank's unpadded rows:
 
@@ -22,7 +22,7 @@ rank's unpadded rows:
 Each rank's program carries its own CSR structure as constants (the native
 target takes unpadded rank-local arrays), so the processes compile
 different programs; that is why importing jaxamg turns XLA's cross-process
-GPU autotuning off (:mod:`._xla_setup`).
+GPU autotuning off (:mod:`jaxamg._core.xla_setup`).
 """
 
 from __future__ import annotations
@@ -33,16 +33,20 @@ from typing import Any
 
 import numpy as np
 
-from ._sharded_layout import (
-    as_local,
-    assemble,
-    local_context,
-    local_shard,
-    pad_last,
-    row_sharding,
-)
-from ._sharded_exchange import AllToAllColumns
-from ._sharded_matrix import ShardedMatrix
+from .._core.errors import to_runtime_error
+from .._core.matrix import structure_fingerprint
+from .._core.stats import check_writable, stats_lock, take_stats_text, write_stats_file
+from .._core.structure import structure_arrays
+from .._core.xla_setup import autotuning_state, shard_autotuning_disabled
+from .._dist.comm import comm_handle, run_and_agree
+from .._dist.nullspace import global_bases, singular_solve
+from .._dist.solve import MpiStatic, agree, mpi_linear_solve
+from ..config import outer_max_iters
+from .exchange import AllToAllColumns
+from .layout import as_local, assemble, local_context, local_shard, pad_last, row_sharding
+from .matrix import ShardedMatrix
+from .operator import Structure, check_structure, local_to_global, operator_values
+from .runtime import check_runtime
 
 WHERE_SOLVER = "jaxamg.make_sharded_solver"
 WHERE_CALL = "ShardedSolve.__call__"
@@ -101,7 +105,7 @@ class ShardedSolve:
         self.matrix = matrix
         # This rank's rows of the declared null spaces (N, M), validated once.
         self._bases = bases
-        self._statics = statics  # use_x0 -> _MpiStatic (eager: the MPI exchange)
+        self._statics = statics  # use_x0 -> MpiStatic (eager: the MPI exchange)
         # Under shard_map the matrix gradient's columns travel by all_to_all,
         # on a plan made here, once (collectively).
         plan = AllToAllColumns(matrix.comm, matrix.axis_name, matrix.indices, matrix.row_counts)
@@ -141,17 +145,13 @@ class ShardedSolve:
         unpadded concrete values."""
         import jax
 
-        from ._sharded_operator import operator_values
-
         matrix = self.matrix
         if A is None:
             return matrix.data, False
         if isinstance(A, ShardedMatrix):
             if A is not matrix:
-                from ._sharded_operator import _check_structure, _Structure
-
-                structure = _Structure(A.indptr, A.indices, A.local_shape)
-                _check_structure(matrix, structure, WHERE_CALL)
+                structure = Structure(A.indptr, A.indices, A.local_shape)
+                check_structure(matrix, structure, WHERE_CALL)
             return A.data, False
         if isinstance(A, jax.Array) and getattr(A, "ndim", 0) == 1:
             matrix.check_packed(A, "A", WHERE_CALL)
@@ -201,8 +201,6 @@ class ShardedSolve:
             )
         if traced or _is_traced(values):
             if is_local:
-                from ._sharded_operator import local_to_global
-
                 values = local_to_global(self.matrix, values)
             x, stats, inconsistency = self._sharded(values, b, x0)
             info = _info(stats)
@@ -218,10 +216,6 @@ class ShardedSolve:
         wrapped in the MPI projections."""
         import jax
 
-        from ._mpi_nullspace import singular_solve
-        from ._mpi_solve import mpi_linear_solve
-        from ._solve import _to_runtime_error
-
         indptr, indices, rows = structure
 
         def core(rhs):
@@ -232,7 +226,7 @@ class ShardedSolve:
                 return (*core(b), None)
             return singular_solve(core, b, *self._bases, st.comm)
         except jax.errors.JaxRuntimeError as e:
-            raise _to_runtime_error(e) from None
+            raise to_runtime_error(e) from None
 
     def _sharded(self, data, b, x0):
         import jax
@@ -300,18 +294,13 @@ class ShardedSolve:
         return assemble(x, m.mesh, ax), info
 
     def _run_with_stats(self, run, path):
-        from ._mpi_comm import run_and_agree
-        from ._mpi_solve import _take_stats_text
-        from ._solve import _stats_lock
-        from ._stats import check_writable, write_stats_file
-
         comm = self.matrix.comm
         rank = comm.Get_rank()
         run_and_agree(comm, lambda: check_writable(path, WHERE_CALL) if rank == 0 else None)
-        with _stats_lock:
-            _take_stats_text()  # drop text left by earlier solves
+        with stats_lock:
+            take_stats_text(distributed=True)  # drop text left by earlier solves
             result = run()
-            text = _take_stats_text()
+            text = take_stats_text(distributed=True)
         if rank == 0:
             write_stats_file(text, path)
         return result
@@ -351,14 +340,6 @@ def make_sharded_solver(
     the adjoint solve of a gradient reuse the forward operator.
     """
     import jax
-
-    from ._matrix import structure_fingerprint
-    from ._mpi_comm import comm_handle
-    from ._mpi_solve import _agree, _MpiStatic
-    from ._sharded_runtime import check_runtime
-    from ._solve import structure_arrays
-    from ._xla_setup import autotuning_state, shard_autotuning_disabled
-    from .config import outer_max_iters
 
     if not isinstance(A, ShardedMatrix):
         raise TypeError(
@@ -408,7 +389,7 @@ def make_sharded_solver(
     for name in ("_nullspace", "_transpose_nullspace"):  # this rank's rows of the bases
         if getattr(A, name, None) is not None:
             setattr(local, name, getattr(A, name))
-    checked, _ = _agree(
+    checked, _ = agree(
         A.comm, local, None, None,
         partition_info=A.partition_info, nglobal=A.global_size, block_dim=block_dim,
         reuse_setup=reuse_setup, save_stats_file=None, config=config, kwargs={},
@@ -416,7 +397,7 @@ def make_sharded_solver(
     )
     fingerprint = structure_fingerprint(checked.csr.indptr, checked.csr.indices)
     statics = {
-        use_x0: _MpiStatic(
+        use_x0: MpiStatic(
             config=checked.config_text,
             structure=fingerprint,
             reuse_setup=bool(reuse_setup),
@@ -433,8 +414,6 @@ def make_sharded_solver(
     structure = structure_arrays(checked.csr, fingerprint)
     bases = (None, None)
     if checked.singular:
-        from ._mpi_nullspace import global_bases
-
         # Validated here once, collectively; calls only use the arrays.
         bases = global_bases(A.comm, checked.null_specs, A.local_size, A.global_size,
                              checked.dtype, bool(checked.symmetric), checked.config_text,

@@ -1,0 +1,49 @@
+"""`info`, the second result of a solve: from the statistics vector of the
+native call to Python scalars (direct calls) or arrays (under a transformation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .matrix import is_concrete
+from .status import AMGXStatus
+
+
+def make_info(stats, history_len: int) -> dict:
+    """`info` from the stats vector: Python scalars when concrete, arrays when traced."""
+    if not is_concrete(stats):
+        return {
+            "iterations": stats[..., 0],
+            "residual": stats[..., 1],
+            "status": stats[..., 2],
+            "residual_history": stats[..., 3:],
+        }
+    s = np.asarray(stats)
+    if s.ndim > 1:  # a batch computed eagerly: keep arrays
+        return {
+            "iterations": s[..., 0].astype(int),
+            "residual": s[..., 1],
+            "status": s[..., 2].astype(int),
+            "residual_history": s[..., 3:],
+        }
+    iterations = int(s[0])
+    history = s[3 : 3 + iterations + 1]
+    history = history[~np.isnan(history)]
+    return {
+        "iterations": iterations,
+        "residual": float(s[1]),
+        "status": AMGXStatus(int(s[2])),
+        "residual_history": [float(v) for v in history],
+    }
+
+
+def add_inconsistency(info: dict, inconsistency: Any) -> None:
+    """``info["rhs_inconsistency"]``: a float (or array) when concrete, the
+    traced value under a transformation."""
+    if is_concrete(inconsistency):
+        value = np.asarray(inconsistency)
+        info["rhs_inconsistency"] = float(value) if value.ndim == 0 else value
+    else:
+        info["rhs_inconsistency"] = inconsistency
