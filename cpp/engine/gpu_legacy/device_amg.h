@@ -1,16 +1,17 @@
-// An AMG hierarchy built by the CPU setup (AmgSolver), copied to the device
-// once per setup, and its cycles run there: the level operators A_l, P_l and
-// R_l as cuSPARSE CSR matrices, the smoothers' diagonal data and the coarse
-// solver's inverse. Mirrors amg_cycle.cc (V, W and F cycles) and the
-// smoothers' apply() step for step, so that a solve takes the iterations the
-// CPU takes.
+// An AMG hierarchy built by the CPU setup (AmgSolver) or by the device setup
+// (setup/DeviceHierarchy), copied into device memory once per setup, and its
+// cycles run there by the one cycle of the engine (device/amg_cycle.h): the
+// level operators A_l, P_l and R_l, the smoothers' diagonal data and the
+// coarse solver's inverse.
 //
-// On the device: JACOBI_L1, BLOCK_JACOBI (block_dim 1), CHEBYSHEV and
-// CHEBYSHEV_POLY with a diagonal preconditioner (JACOBI_L1, scalar
-// BLOCK_JACOBI) or none, no smoother, and DENSE_LU_SOLVER or smoother sweeps
-// on the coarsest level. unsupported() names anything else (K-cycles,
-// error_scaling 2/3, Gauss-Seidel and ILU smoothers, ...), for which the
-// caller solves on the host.
+// On the device: V, W, F and the CG/CGF K-cycles, error scaling 2 and 3
+// (without reuse_scale, whose counter lives on the host and would be frozen
+// into a captured iteration), the JACOBI_L1, BLOCK_JACOBI (block_dim 1),
+// CHEBYSHEV and CHEBYSHEV_POLY smoothers with a diagonal preconditioner
+// (JACOBI_L1, scalar BLOCK_JACOBI) or none, no smoother, and DENSE_LU_SOLVER
+// or smoother sweeps on the coarsest level. unsupported() names anything
+// else (Gauss-Seidel and ILU smoothers, ...), for which the caller solves on
+// the host.
 #pragma once
 #include <cusparse.h>
 
@@ -21,6 +22,7 @@
 #include "amg/amg_solver.h"
 #include "backend/cuda/device_array.h"
 #include "backend/cuda/device_csr.h"
+#include "device/amg_cycle.h"
 #include "solvers/smoothers/chebyshev.h"
 
 namespace jaxamg {
@@ -38,6 +40,9 @@ class DeviceHierarchy;
 struct Traffic {
   double bytes = 0;
 };
+
+// Why cycles with the parameters p cannot run on the device ("" if they can).
+std::string cycle_unsupported(const CycleParams& p);
 
 template <class T>
 class DeviceAmg {
@@ -62,55 +67,40 @@ class DeviceAmg {
   // unsupported(ctx, scope) gives. Defined in setup/device_amg_from_setup.cc.
   DeviceAmg(cusparseHandle_t handle, const DeviceHierarchy<T>& setup, SolverContext& ctx,
             const std::string& scope);
+  ~DeviceAmg();
+  // The cycle keeps references into this object.
+  DeviceAmg(const DeviceAmg&) = delete;
+  DeviceAmg& operator=(const DeviceAmg&) = delete;
 
   // The AMG solver's solve from a zero guess with monitoring off, as a
   // preconditioner calls it: max_iters cycles (x = 0 for max_iters 0).
   void precondition(const T* b, T* x, cudaStream_t s);
-  // One cycle on level 0 (AmgSolver::solve_iteration).
+  // One cycle on level 0 (AmgSolver::solve_iteration), on `s`: the stream of
+  // the handle given at construction.
   void cycle(const T* b, T* x, bool x_is_zero, cudaStream_t s);
 
-  const DeviceCsr<T>& fine_matrix() const { return levels_.front().A; }
+  const DeviceCsr<T>& fine_matrix() const { return data_.levels.front().A; }
   // New values of the fine matrix (same pattern, device memory) on
   // `stream`; coarse levels and smoother data stay (reuse_setup).
-  void replace_fine_values(const T* val, cudaStream_t s) { levels_.front().A.replace_values(val, s); }
-  int num_levels() const { return static_cast<int>(levels_.size()); }
+  void replace_fine_values(const T* val, cudaStream_t s) {
+    data_.levels.front().A.replace_values(val, s);
+  }
+  int num_levels() const { return static_cast<int>(data_.levels.size()); }
   // The AMG scope's max_iters (cycles per preconditioner application).
   int max_iters() const { return max_iters_; }
   Traffic& traffic() { return traffic_; }
 
  private:
-  enum class SmootherKind { kNone, kDiagonal, kChebyshev };
-  struct Level {
-    DeviceCsr<T> A, P, R;
-    SmootherKind smoother = SmootherKind::kNone;
-    DeviceArray<T> diag;  // w / d_i (Jacobi) or the Chebyshev scaling
-    double lmin = 0, lmax = 0;  // Chebyshev: the interval of the recurrence
-    int order = 0;
-    DeviceArray<T> b, x, r, p;  // b, x on levels > 0; r everywhere; p for Chebyshev
-    T* other = nullptr;  // during smooth(): the buffer the next fused sweep writes (x or r)
-    std::size_t rows() const { return static_cast<std::size_t>(A.rows()); }
-  };
-
-  void fixed(int l, CycleType type, const T* b, T* x, bool x_is_zero, cudaStream_t s);
-  void dispatch(int m, CycleType type, cudaStream_t s);
-  int sweeps(int l, int n) const;
-  void smooth(Level& L, const T* b, T* x, bool x_is_zero, int n, cudaStream_t s);
-  void residual(Level& L, const T* x, const T* b, T* r, cudaStream_t s);
-  // One smoother step as a single fused kernel from `cur` into the other
-  // buffer (x or L.r), moving `cur` there; false when L.A runs cuSPARSE.
-  bool fused_sweep(Level& L, const T* b, T*& cur, int step, double a, double bcoef,
-                   cudaStream_t s);
-  void spmv(const DeviceCsr<T>& M, T alpha, const T* x, T beta, T* y);
-  // coarse_n_ and coarse_inverse_ from the factors of a dense LU.
+  // The coarse inverse of data_ from the factors of a dense LU.
   void set_coarse_inverse(const DenseLUSolver<T>& lu);
+  // The cycle over data_, once it is filled (the last step of each constructor).
+  void make_cycle();
 
   cusparseHandle_t handle_;
-  CycleParams params_;
   int max_iters_ = 1;
-  std::vector<Level> levels_;
-  Index coarse_n_ = 0;            // > 0: the coarsest level is solved with coarse_inverse_
-  DeviceArray<T> coarse_inverse_;
+  device::DeviceAmgData<T> data_;
   Traffic traffic_;
+  std::unique_ptr<device::AmgCycle<T>> cycle_;
 };
 
 }  // namespace jaxamg::cuda

@@ -170,6 +170,28 @@ TEST(CudaSolver, Float32HierarchyInFloat64Solve) {
   expect_same(compare(amg, testing::poisson2d<double>(48)), 1e-10);
 }
 
+// The same config with the AMG scope's cycle replaced.
+std::string with_cycle(std::string cfg, const std::string& cycle) {
+  const std::string v = R"("cycle": "V")";
+  return cfg.replace(cfg.find(v), v.size(), R"("cycle": ")" + cycle + "\"");
+}
+
+// K-cycles and error scaling run the engine's one cycle (amg/cycle.h) on the
+// device as on the host: the CPU's iterations and solution. Both make the
+// preconditioner nonlinear, so the outer method is flexible.
+TEST(CudaSolver, KCyclesAndErrorScalingMatchCpu) {
+  REQUIRE_GPU();
+  const auto A = testing::jump3d<double>(16, 1e2);
+  const std::string kcycle = std::string(kAggregationL1) + R"(, "cycle_iters": 2)";
+  expect_same(compare(with_cycle(krylov_amg("PCGF", kcycle, 1e-8), "CG"), A), 1e-8);
+  expect_same(compare(with_cycle(krylov_amg("PCGF", kcycle, 1e-8), "CGF"), A), 1e-8);
+  const std::string scaled2 = std::string(kClassicalCheby) + R"(, "error_scaling": 2)";
+  expect_same(compare(with_cycle(krylov_amg("PCGF", scaled2, 1e-8), "W"), A), 1e-8);
+  const std::string scaled3 = std::string(kAggregationL1) +
+                              R"(, "error_scaling": 3, "scaling_smoother_steps": 1)";
+  expect_same(compare(krylov_amg("PCGF", scaled3, 1e-8), A, false, true), 1e-8);
+}
+
 TEST(CudaSolver, UnsupportedSmootherIsReportedNotRun) {
   // No GPU needed: the check reads the host tree only.
   const auto A = testing::poisson2d<double>(40);

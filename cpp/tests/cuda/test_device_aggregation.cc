@@ -339,8 +339,9 @@ TEST(DeviceAggregation, UnsupportedConfigsAreNamed) {
       "algorithm": "AGGREGATION", "selector": "SIZE_2", "x_smoothed_aggregation": 1}})");
   EXPECT_THROW(DeviceAggregationParams::from_config(cfg, "amg"), NotSupported);
 
-  // The cycle on a device-built hierarchy: JACOBI_L1 and a dense LU run,
-  // CHEBYSHEV and the K-cycle are named.
+  // The cycle on a device-built hierarchy: JACOBI_L1, a dense LU and the
+  // K-cycle run; CHEBYSHEV without configured bounds and a reused error
+  // scale are named.
   SolverContext ok;
   ok.config = Config::parse(config("SIZE_8", 0));
   EXPECT_EQ(cuda::DeviceAmg<double>::unsupported(ok, "amg"), "");
@@ -352,8 +353,15 @@ TEST(DeviceAggregation, UnsupportedConfigsAreNamed) {
             std::string::npos);
   SolverContext kcycle;
   kcycle.config = Config::parse(R"({"config_version": 2, "solver": {"scope": "amg",
-      "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_2", "cycle": "CG"}})");
-  EXPECT_NE(cuda::DeviceAmg<double>::unsupported(kcycle, "amg"), "");
+      "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_2", "cycle": "CG",
+      "smoother": {"scope": "j", "solver": "JACOBI_L1"}}})");
+  EXPECT_EQ(cuda::DeviceAmg<double>::unsupported(kcycle, "amg"), "");
+  SolverContext reused;
+  reused.config = Config::parse(R"({"config_version": 2, "solver": {"scope": "amg",
+      "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_2", "error_scaling": 2,
+      "reuse_scale": 3, "smoother": {"scope": "j", "solver": "JACOBI_L1"}}})");
+  EXPECT_NE(cuda::DeviceAmg<double>::unsupported(reused, "amg").find("reuse_scale"),
+            std::string::npos);
 }
 
 }  // namespace

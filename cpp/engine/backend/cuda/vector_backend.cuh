@@ -12,9 +12,10 @@
 // given at construction; reductions sum in a fixed order, so two runs give
 // the same bits.
 //
-// The smoothers' row sweeps (solvers/smoothers/*_method.h) are one thread per
-// CSR row, summing the row in the CPU backend's order; the update of x that
-// neighbours read goes to a second buffer or a second kernel.
+// The smoothers' row sweeps (solvers/smoothers/*_method.h): the diagonal
+// sweep is csr_kernels.h's fused Jacobi kernel, the Chebyshev direction one
+// thread per CSR row; the update of x that neighbours read goes to a second
+// buffer or a second kernel.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -122,16 +123,6 @@ __global__ void diagonal_scale_kernel(std::size_t n, const T* d, const T* b, T* 
   JAXAMG_GRID_LOOP(i, n) x[i] = d[i] * b[i];
 }
 
-// next = x + d .* (b - A x), one thread per row.
-template <class T>
-__global__ void diagonal_sweep_kernel(CsrRef<T> A, const T* d, const T* b, const T* x, T* next) {
-  JAXAMG_GRID_LOOP(i, static_cast<std::size_t>(A.rows)) {
-    T r = b[i];
-    for (Index k = A.ptr[i]; k < A.ptr[i + 1]; ++k) r -= A.val[k] * x[A.col[k]];
-    next[i] = x[i] + d[i] * r;
-  }
-}
-
 template <class T>
 __global__ void chebyshev_start_kernel(std::size_t n, const T* d, const T* b, T alpha, T* p,
                                        T* x) {
@@ -192,6 +183,8 @@ class VectorBackend {
 
   std::size_t size() const { return n_; }
   cudaStream_t stream() const { return stream_; }
+  // Later kernels run on `stream` (e.g. the stream of a CUDA graph capture).
+  void set_stream(cudaStream_t stream) { stream_ = stream; }
   vector_type make_vector() const {
     vector_type v(n_);
     check(cudaMemsetAsync(v.data(), 0, n_ * sizeof(T), stream_), "cudaMemsetAsync");
@@ -305,11 +298,10 @@ class VectorBackend {
     diagonal_scale_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, d, b, x);
     check_launch("diagonal_scale");
   }
-  // x <- x + d .* (b - A x), the new iterate formed in `next` and copied back.
+  // x <- x + d .* (b - A x), the new iterate formed in `next` (the fused row
+  // kernel of csr_kernels.h, A.lanes threads per row) and copied back.
   void diagonal_sweep(const CsrRef<T>& A, const T* d, const T* b, T* x, T* next) {
-    using namespace vector_kernels;
-    diagonal_sweep_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(A, d, b, x, next);
-    check_launch("diagonal_sweep");
+    csr_jacobi(A, d, x, b, next, stream_);
     check(cudaMemcpyAsync(x, next, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
           "cudaMemcpyAsync (diagonal_sweep)");
   }

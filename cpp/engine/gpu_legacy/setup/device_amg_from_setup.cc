@@ -55,9 +55,8 @@ template <class T>
 std::string DeviceAmg<T>::unsupported(SolverContext& ctx, const std::string& scope) {
   // The host solver's constructor parses and checks the cycle parameters.
   const AmgSolver<T> amg(ctx, scope);
-  const CycleParams& p = amg.cycle_params();
-  if (p.type == CycleType::kCG || p.type == CycleType::kCGF) return "the K-cycle (cycle CG/CGF)";
-  if (p.error_scaling >= 2) return "error_scaling " + std::to_string(p.error_scaling);
+  const std::string cycle = cycle_unsupported(amg.cycle_params());
+  if (!cycle.empty()) return cycle;
   const SolverRef smoother = ctx.config.get_solver("smoother", scope);
   if (smoother.name != "NOSOLVER") {
     try {
@@ -82,7 +81,7 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const DeviceHierarchy<T>& setup
   const Config& cfg = ctx.config;
   {
     const AmgSolver<T> amg(ctx, scope);
-    params_ = amg.cycle_params();
+    data_.params = amg.cycle_params();
     max_iters_ = amg.max_iters();
   }
   const int nl = setup.num_levels();
@@ -103,10 +102,10 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const DeviceHierarchy<T>& setup
     want_coarse = false;
   }
 
-  levels_.resize(nl);
+  data_.levels.resize(nl);
   for (int l = 0; l < nl; ++l) {
     const DeviceCsrView<T> A = setup.matrix(l);
-    Level& L = levels_[l];
+    device::DeviceAmgLevel<T>& L = data_.levels[l];
     const Index n = A.rows;
     L.A.copy_device(handle_, n, n, A.nnz, A.ptr, A.col, A.val);
     if (l + 1 < nl) {
@@ -116,21 +115,16 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const DeviceHierarchy<T>& setup
       L.P.copy_device(handle_, n, nc, P.nnz, P.ptr, P.col, P.val);
       L.R.copy_device(handle_, nc, n, R.nnz, R.ptr, R.col, R.val);
     }
-    if (l > 0) {
-      L.b.resize(n);
-      L.x.resize(n);
-    }
-    L.r.resize(n);
     const bool solved = l + 1 == nl && want_coarse;  // no smoother beside the coarse solver
     if (smoothing && !solved) {
       L.diag.resize(n);
       l1_scaled_inverse_diagonal(A, plan.w, L.diag.data());
-      L.smoother = plan.chebyshev ? SmootherKind::kChebyshev : SmootherKind::kDiagonal;
+      L.smoother =
+          plan.chebyshev ? device::DeviceSmoother::kChebyshev : device::DeviceSmoother::kDiagonal;
       if (plan.chebyshev) {
         L.order = plan.order;
         L.lmin = plan.lmin;
         L.lmax = plan.lmax;
-        L.p.resize(n);
       }
     }
   }
@@ -140,6 +134,7 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const DeviceHierarchy<T>& setup
     lu->setup(Ac);
     set_coarse_inverse(dynamic_cast<const DenseLUSolver<T>&>(*lu));
   }
+  make_cycle();
 }
 
 template std::string DeviceAmg<float>::unsupported(SolverContext&, const std::string&);

@@ -1,0 +1,224 @@
+// The device hierarchy as amg/cycle.h sees it (DeviceLevels), and the cycle
+// run on it (see amg_cycle.h).
+#include "device/amg_cycle.h"
+
+#include "amg/cycle.h"
+#include "backend/cuda/kernels.h"
+#include "backend/cuda/vector_backend.cuh"
+#include "solvers/smoothers/chebyshev_method.h"
+#include "solvers/smoothers/diagonal_sweep_method.h"
+
+namespace jaxamg::device {
+
+namespace {
+
+template <class T>
+using Backend = cuda::VectorBackend<T>;
+template <class T>
+using Vec = typename Backend<T>::vector_type;
+
+// What a level adds to its DeviceAmgLevel for running cycles.
+template <class T>
+struct LevelWork {
+  std::unique_ptr<Backend<T>> be;
+  cuda::CsrRef<T> A;  // the smoothers' view of the level matrix
+  Vec<T> b, x;        // levels > 0
+  Vec<T> r;           // the residual to restrict (levels above the coarsest)
+  Vec<T> e, ae;       // error scaling
+  Vec<T> kr, kz, kp, ky;  // K-cycle
+  std::unique_ptr<DiagonalSweepMethod<Backend<T>>> sweep;
+  std::unique_ptr<ChebyshevMethod<Backend<T>>> chebyshev;
+  int scale_counter = 0;
+};
+
+template <class T>
+class DeviceLevels {
+ public:
+  using value_type = T;
+
+  DeviceLevels(cusparseHandle_t handle, const DeviceAmgData<T>& data, double* bytes)
+      : handle_(handle), data_(data), bytes_(bytes) {
+    // Sized and zeroed on the handle's stream now, waited for below.
+    cuda::check(cusparseGetStream(handle, &stream_), "cusparseGetStream");
+    const CycleParams& p = data.params;
+    const int nl = static_cast<int>(data.levels.size());
+    const bool kcycle = p.type == CycleType::kCG || p.type == CycleType::kCGF;
+    work_.resize(nl);  // sized once: the methods keep references into it
+    for (int l = 0; l < nl; ++l) {
+      const DeviceAmgLevel<T>& L = data.levels[l];
+      LevelWork<T>& W = work_[l];
+      W.be = std::make_unique<Backend<T>>(static_cast<std::size_t>(L.rows()),
+                                          static_cast<int>(CycleSlots::kCount), stream_);
+      W.A = L.A.ref();
+      if (l > 0) {
+        W.b = W.be->make_vector();
+        W.x = W.be->make_vector();
+        if (kcycle) {
+          W.kr = W.be->make_vector();
+          W.kz = W.be->make_vector();
+          W.kp = W.be->make_vector();
+          W.ky = W.be->make_vector();
+        }
+      }
+      if (l + 1 < nl) {
+        W.r = W.be->make_vector();
+        if (p.error_scaling >= 2) {
+          W.e = W.be->make_vector();
+          W.ae = W.be->make_vector();
+        }
+      }
+      if (L.smoother == DeviceSmoother::kDiagonal) {
+        W.sweep = std::make_unique<DiagonalSweepMethod<Backend<T>>>(*W.be, W.A, L.diag.data());
+      } else if (L.smoother == DeviceSmoother::kChebyshev) {
+        W.chebyshev = std::make_unique<ChebyshevMethod<Backend<T>>>(*W.be, W.A, L.diag.data(),
+                                                                    L.lmin, L.lmax, L.order);
+      }
+    }
+    cuda::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (cycle work vectors)");
+  }
+
+  void set_stream(cudaStream_t stream) {
+    stream_ = stream;
+    for (LevelWork<T>& W : work_) W.be->set_stream(stream);
+  }
+
+  int count() const { return static_cast<int>(work_.size()); }
+  Backend<T>& backend(int l) { return *work_[l].be; }
+  T* b(int l) { return work_[l].b.data(); }
+  T* x(int l) { return work_[l].x.data(); }
+  T* r(int l) { return work_[l].r.data(); }
+  T* e(int l) { return work_[l].e.data(); }
+  T* ae(int l) { return work_[l].ae.data(); }
+  T* kr(int l) { return work_[l].kr.data(); }
+  T* kz(int l) { return work_[l].kz.data(); }
+  T* kp(int l) { return work_[l].kp.data(); }
+  T* ky(int l) { return work_[l].ky.data(); }
+  int& scale_counter(int l) { return work_[l].scale_counter; }
+
+  bool has_smoother(int l) const { return data_.levels[l].smoother != DeviceSmoother::kNone; }
+
+  void smooth(int l, const T* b, T* x, bool x_is_zero, int sweeps) {
+    LevelWork<T>& W = work_[l];
+    const DeviceAmgLevel<T>& L = data_.levels[l];
+    const double vec = vector_bytes(l);
+    if (!has_smoother(l) || sweeps <= 0) {
+      if (x_is_zero) {
+        W.be->fill_zero(x);
+        *bytes_ += vec;
+      }
+      return;
+    }
+    // The backend's sweeps form the new iterate beside x and copy it back.
+    const double sweep = L.A.spmv_bytes() + 4 * vec;
+    if (W.sweep) {
+      W.sweep->apply(b, x, x_is_zero, sweeps);
+      *bytes_ += (x_is_zero ? 3 * vec + (sweeps - 1) * sweep : sweeps * sweep);
+    } else {
+      W.chebyshev->apply(b, x, x_is_zero, sweeps);
+      // A step: the direction (A, x, S, b, p) and x += alpha p.
+      const int steps = sweeps * L.order;
+      *bytes_ += (x_is_zero ? 4 * vec + (steps - 1) * (sweep + 2 * vec) : steps * (sweep + 2 * vec));
+    }
+  }
+
+  void coarsest(const T* b, T* x, bool x_is_zero, int sweeps) {
+    if (data_.coarse_n > 0) {
+      const Index n = data_.coarse_n;
+      cuda::dense_matvec<T>(n, data_.coarse_inverse.data(), b, x, stream_);
+      *bytes_ += static_cast<double>(n) * (n + 2) * sizeof(T);
+    } else {
+      smooth(count() - 1, b, x, x_is_zero, sweeps);
+    }
+  }
+
+  bool zero_start_restrict(int /*l*/, const T* /*b*/, T* /*x*/) { return false; }
+
+  void restrict_residual(int l, const T* x, const T* b) {
+    const DeviceAmgLevel<T>& L = data_.levels[l];
+    LevelWork<T>& W = work_[l];
+    const double vec = vector_bytes(l);
+    const T* src = b;
+    if (x) {
+      residual(L, x, b, W.r.data());
+      src = W.r.data();
+    } else if (!W.e.empty()) {
+      // Error scaling reads the restricted residual r later.
+      W.be->copy(b, W.r.data(), backend::kAllLanes);
+      *bytes_ += 2 * vec;
+      src = W.r.data();
+    }
+    spmv(L.R, T(1), src, T(0), work_[l + 1].b.data());
+  }
+
+  void prolongate(int l, T* e) { spmv(data_.levels[l].P, T(1), x(l + 1), T(0), e); }
+
+  void prolongate_add(int l, backend::Coef scale, T* x) {
+    if (scale.slot < 0) {
+      spmv(data_.levels[l].P, static_cast<T>(scale.factor), work_[l + 1].x.data(), T(1), x);
+      return;
+    }
+    // The scale is a slot in device memory: prolongate, then add it scaled.
+    prolongate(l, e(l));
+    backend(l).axpy(scale, e(l), x, backend::kAllLanes);
+    *bytes_ += 3 * vector_bytes(l);
+  }
+
+  void matvec(int l, const T* x, T* y) { spmv(data_.levels[l].A, T(1), x, T(0), y); }
+
+ private:
+  double vector_bytes(int l) const { return static_cast<double>(data_.levels[l].rows()) * sizeof(T); }
+
+  void spmv(const cuda::DeviceCsr<T>& M, T alpha, const T* x, T beta, T* y) {
+    M.spmv(handle_, alpha, x, beta, y);
+    *bytes_ += M.spmv_bytes() + (beta != T(0) ? M.rows() * sizeof(T) : 0);
+  }
+
+  // r = b - A x: one fused pass with the backend's kernels, or a copy and a
+  // cuSPARSE product.
+  void residual(const DeviceAmgLevel<T>& L, const T* x, const T* b, T* r) {
+    const double vec = static_cast<double>(L.rows()) * sizeof(T);
+    if (!L.A.uses_cusparse()) {
+      cuda::csr_residual(L.A.ref(), x, b, r, stream_);
+      *bytes_ += L.A.spmv_bytes() + vec;
+      return;
+    }
+    cuda::check(cudaMemcpyAsync(r, b, L.rows() * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+                "cudaMemcpyAsync (residual)");
+    *bytes_ += 2 * vec;
+    spmv(L.A, T(-1), x, T(1), r);
+  }
+
+  cusparseHandle_t handle_;
+  cudaStream_t stream_ = nullptr;
+  const DeviceAmgData<T>& data_;
+  double* bytes_;
+  std::vector<LevelWork<T>> work_;
+};
+
+}  // namespace
+
+template <class T>
+struct AmgCycle<T>::Impl {
+  DeviceLevels<T> levels;
+  Cycle<DeviceLevels<T>> cycle;
+  Impl(cusparseHandle_t handle, const DeviceAmgData<T>& data, double* bytes)
+      : levels(handle, data, bytes), cycle(levels, data.params) {}
+};
+
+template <class T>
+AmgCycle<T>::AmgCycle(cusparseHandle_t handle, const DeviceAmgData<T>& data, double* bytes)
+    : impl_(std::make_unique<Impl>(handle, data, bytes)) {}
+
+template <class T>
+AmgCycle<T>::~AmgCycle() = default;
+
+template <class T>
+void AmgCycle<T>::run(const T* b, T* x, bool x_is_zero, cudaStream_t stream) {
+  impl_->levels.set_stream(stream);
+  impl_->cycle.run(b, x, x_is_zero);
+}
+
+template class AmgCycle<float>;
+template class AmgCycle<double>;
+
+}  // namespace jaxamg::device
