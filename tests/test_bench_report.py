@@ -67,3 +67,32 @@ def test_run_report_renders_as_recorded(report):
     with open(os.path.join(REPO, report.history_report(raw)), encoding="utf-8") as f:
         recorded = f.read()
     assert report.render(out, raw_path=raw) + "\n" == recorded
+
+
+def _table_rows(markdown: str) -> set[tuple[str, ...]]:
+    """Every Markdown table row of a report as a tuple of its cells (bold
+    marks dropped: the page does not carry them)."""
+    return {tuple(c.strip().replace("**", "") for c in line.strip().strip("|").split("|"))
+            for line in markdown.splitlines() if line.startswith("|")}
+
+
+def test_transcribed_figures_appear_in_their_reports(report):
+    """Each row, target value and note of bench/results/latest/ is found as
+    written in the history report it names: nothing invented or re-rounded."""
+    def flat(text: str) -> str:
+        return " ".join(text.split())
+
+    for runs in report.load_summaries().values():
+        for s in runs:
+            with open(os.path.join(REPO, s["source"]), encoding="utf-8") as f:
+                source = f.read()
+            rows = _table_rows(source)
+            for row in s["rows"]:
+                assert tuple(row) in rows, f"{s['file']}: row {row} not in {s['source']}"
+            texts = [t[k] for t in s.get("targets", []) for k in ("target", "measured")]
+            for text in texts + s.get("notes", []):
+                assert flat(text) in flat(source), f"{s['file']}: {text!r} not in {s['source']}"
+            for p in s.get("points", []):  # the plots' numbers, as the report prints them
+                for key in ("solve_s", "solve_ms", "iterations"):
+                    if key in p:
+                        assert f"{p[key]:g}" in source, f"{s['file']}: {key} {p[key]} not in {s['source']}"
