@@ -16,6 +16,10 @@
 #   make cpp-test-sanitize   the C++ tests built with ASan+UBSan (build/asan)
 #   make fuzz     the libFuzzer targets of cpp/fuzz, FUZZ_SECONDS each (build/fuzz)
 #   make bench    benchmarks (bench/run.py)
+#   make bench-report   BENCHMARKS.md (and the history index) regenerated from
+#                 bench/results/ (bench/report.py; tests/test_bench_report.py
+#                 fails when the committed page differs)
+#   make bench-plots    the PNGs of docs/images from bench/results/ (bench/plots.py)
 #   make docs     the documentation site (mkdocs --strict, into build/site) and
 #                 the docstring check of every public name
 #   make demo     a command-line solve of a generated Poisson problem, then the
@@ -59,7 +63,7 @@ NATIVE_INPUTS := $(shell find cpp -path cpp/tests -prune -o -print 2>/dev/null) 
 
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 
-.PHONY: venv test check-layers check-imports cpp-test py-test bench demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs sweep
+.PHONY: venv test check-layers check-imports cpp-test py-test bench bench-report bench-plots demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs sweep
 
 venv: $(VENV)/.installed
 
@@ -187,6 +191,14 @@ py-test-mpi: venv cpp-test
 
 bench: venv
 	$(VPY) bench/run.py
+
+# Standard library only, like check-layers: no venv needed.
+bench-report:
+	$(PYTHON) bench/report.py --write
+
+# matplotlib comes with the dev extra that `make venv` installs.
+bench-plots: venv
+	$(VPY) bench/plots.py
 
 # A 2-D Poisson problem (5-point stencil, 64 x 64 grid) solved from the
 # command line with the default configuration, then the main job: the

@@ -31,7 +31,9 @@ in place one. On level l < coarsest (n rows, m coarse rows):
   ||r||.
 
 Usage: .venv/bin/python bench/cpu_solve_model.py [--sizes 48 64] [--repeat 5]
-Prints markdown; append it to BENCHMARKS.md with the header lines.
+Prints markdown; keep it, with the header lines, as the next report in
+bench/results/history/, and its current figures in bench/results/latest/
+(bench/report.py says how; make bench-report regenerates BENCHMARKS.md).
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ Measures, in one run:
   3. batching: jax.vmap over 8 right-hand sides against one solve.
 
 Usage: .venv/bin/python bench/jax_solve.py [--n3d 64] [--repeat 5]
-Prints a markdown table; append it to BENCHMARKS.md with the header lines.
+Prints a markdown table; keep it, with the header lines, as the next report in
+bench/results/history/, and its figures in bench/results/latest/jax_layer.json
+(bench/report.py says how; make bench-report regenerates BENCHMARKS.md).
 """
 
 from __future__ import annotations

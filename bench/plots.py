@@ -1,33 +1,39 @@
-"""PNG plots of the benchmark results, for the documentation (docs/images/).
+"""PNG plots of the benchmark results, linked from BENCHMARKS.md and the README.
 
-    python bench/plots.py                       # newest bench/results/*.json
-    python bench/plots.py bench/results/<stamp>.json --out docs/images
+    python bench/plots.py                       # from bench/results/ (make bench-plots)
+    python bench/plots.py --results bench/results/<stamp>.json --out docs/images
+    python bench/plots.py --residual-history    # also the fresh-solve plot (needs the engine)
 
-Writes three pictures:
+Reads the same data as bench/report.py, so the plots show the page's runs:
 
 * ``cpu_time_vs_n.png``: setup+solve and solve time against the number of
-  unknowns on the 3-D Poisson problems of one bench/run.py results file,
-  the engine against its peers (PyAMG, hypre), one line per solver;
-* ``gpu_solve_vs_n.png``: solve time against unknowns on the H200, from the
-  JSON lines of bench/gpu/results_h200.txt (jaxamg against jax.scipy CG and
-  CuPy CG);
-* ``residual_history.png``: relative residual against iteration for a fresh
-  2-D Poisson solve: jaxamg's default, jaxamg's PCG with the tuned classical
-  config, and SciPy's unpreconditioned CG (independent reference).
+  unknowns on the 3-D Poisson problems of the newest bench/run.py results
+  with peers (bench/report.py's choice), ours against PyAMG and hypre;
+* ``iterations_vs_n.png``: iterations against unknowns on 3-D Poisson, the
+  same CPU run and the GPU runs of bench/results/latest/ (ours, CuPy CG);
+* ``gpu_solve_vs_n.png``: solve time against unknowns from the "points" of
+  the GPU summaries in bench/results/latest/ (ours, jax.scipy CG, CuPy CG),
+  one line per solver and card;
+* ``residual_history.png`` (only with --residual-history): relative residual
+  against iteration for a fresh 2-D Poisson solve: jaxamg's default,
+  jaxamg's PCG with the tuned classical config, and SciPy's CG.
 
-Only stored results are read for the first two; nothing is re-measured.
+Only stored results are read for the first three; nothing is re-measured.
+Needs matplotlib (the dev extra of pyproject.toml, installed by `make venv`).
 """
 
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import report  # noqa: E402  (bench/ is a folder of scripts, not a package)
+
 DPI = 100  # keeps each PNG well under 200 KB
 
 
@@ -45,7 +51,11 @@ def _finish(fig, axes, out_dir: str, name: str) -> str:
 
 
 def _pyplot():
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise SystemExit("bench/plots.py needs the package matplotlib: `make venv` installs it "
+                         "(dev extra of pyproject.toml), or `pip install matplotlib`.") from None
 
     matplotlib.use("Agg")  # files only, no display
     import matplotlib.pyplot as plt
@@ -53,11 +63,39 @@ def _pyplot():
     return plt
 
 
-def newest_results() -> str:
-    files = sorted(glob.glob(os.path.join(HERE, "results", "*.json")))
-    if not files:
-        raise SystemExit("bench/plots.py: no bench/results/*.json; run bench/run.py first.")
-    return files[-1]
+def page_results() -> str:
+    """The results file of the page's 3-D Poisson table."""
+    found = report.latest_run("poisson3d")
+    if not found:
+        raise SystemExit("bench/plots.py: no bench/results/*.json with poisson3d and a peer; "
+                         "run bench/run.py first.")
+    return found[0]
+
+
+def gpu_points() -> list[tuple[str, dict]]:
+    """(legend suffix, point) of the newest summary of every gpu-* family."""
+    points = []
+    for fam, runs in report.load_summaries().items():
+        if fam.startswith("gpu-"):
+            s = runs[0]
+            tag = f"{s.get('device', fam)}, {s['date'][:10]}"
+            points += [(tag, p) for p in s.get("points", [])]
+    return points
+
+
+def _series(points: list[tuple[str, dict]], value) -> dict[str, list[tuple[int, float]]]:
+    series: dict[str, list[tuple[int, float]]] = {}
+    for tag, p in points:
+        v = value(p)
+        if v is not None:
+            series.setdefault(f"{p['solver']} ({tag})", []).append((p["unknowns"], v))
+    return series
+
+
+def _solve_seconds(p: dict) -> float | None:
+    if "solve_s" in p:
+        return p["solve_s"]
+    return p["solve_ms"] / 1000 if "solve_ms" in p else None
 
 
 def _short_label(record: dict) -> str:
@@ -97,34 +135,47 @@ def plot_cpu_time_vs_n(results_path: str, out_dir: str, family: str = "poisson3d
     return _finish(fig, axes, out_dir, "cpu_time_vs_n.png")
 
 
-def _gpu_records(path: str) -> list[dict]:
-    records = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("{"):
-                records.append(json.loads(line))
-    return records
-
-
-def plot_gpu_solve_vs_n(results_txt: str, out_dir: str) -> str:
-    """Solve time against unknowns per method from the H200 JSON lines."""
-    plt = _pyplot()
-    series: dict[str, dict[int, float]] = {}
-    for r in _gpu_records(results_txt):
-        if "solve_s" in r:
-            series.setdefault(r["method"], {})[r["n"]] = r["solve_s"]  # later runs win
+def plot_gpu_solve_vs_n(out_dir: str) -> str | None:
+    """Solve time against unknowns per solver and card, from the summaries."""
+    series = _series(gpu_points(), _solve_seconds)
     if not series:
-        raise SystemExit(f"bench/plots.py: no JSON result lines in {results_txt}.")
-    fig, ax = plt.subplots(figsize=(6.4, 4))
-    for method, points in sorted(series.items()):
-        ns = sorted(points)
-        ax.loglog(ns, [points[n] for n in ns], marker="o", label=method,
-                  linewidth=2.2 if method.startswith("jaxamg") else 1.2)
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    for label, points in sorted(series.items()):
+        points.sort()
+        ax.loglog([p[0] for p in points], [p[1] for p in points], marker="o", label=label,
+                  linewidth=2.2 if label.startswith("jaxamg") else 1.2)
     ax.set_xlabel("unknowns")
-    ax.set_ylabel("solve seconds (warm cache)")
-    ax.set_title("3-D Poisson on one NVIDIA H200, float64, relative residual 1e-8", fontsize=10)
+    ax.set_ylabel("solve seconds")
+    ax.set_title("3-D Poisson on one GPU, float64 solve to relative residual 1e-8", fontsize=10)
     return _finish(fig, [ax], out_dir, "gpu_solve_vs_n.png")
+
+
+def plot_iterations_vs_n(results_path: str, out_dir: str) -> str:
+    """Iterations against unknowns on 3-D Poisson: the CPU run and the GPU runs."""
+    plt = _pyplot()
+    with open(results_path) as f:
+        data = json.load(f)
+    problems = {pid: p for pid, p in data["problems"].items() if p["family"] == "poisson3d"}
+    cpu: dict[str, list[tuple[int, float]]] = {}
+    for r in data["results"]:
+        if r["problem"] in problems and r.get("converged") and r.get("iterations") is not None:
+            cpu.setdefault(f"{_short_label(r)} (CPU)", []).append(
+                (problems[r["problem"]]["rows"], r["iterations"]))
+    gpu = _series(gpu_points(), lambda p: p.get("iterations"))
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    for label, points in sorted(cpu.items()) + sorted(gpu.items()):
+        points.sort()
+        ax.semilogx([p[0] for p in points], [p[1] for p in points], marker="o", label=label,
+                    linestyle="-" if label.endswith("(CPU)") else "--",
+                    linewidth=2.2 if label.startswith("jaxamg") else 1.2)
+    ax.set_yscale("log")
+    ax.set_xlabel("unknowns")
+    ax.set_ylabel("Krylov iterations to 1e-8")
+    ax.set_title(f"3-D Poisson: CPU run of {data['meta']['date']}; GPU runs of bench/results/latest",
+                 fontsize=10)
+    return _finish(fig, [ax], out_dir, "iterations_vs_n.png")
 
 
 def residual_histories(n: int = 64) -> dict[str, list[float]]:
@@ -184,17 +235,20 @@ def plot_residual_history(out_dir: str, n: int = 64) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", nargs="?", help="bench/run.py results JSON (default: newest)")
-    parser.add_argument("--gpu-results", default=os.path.join(HERE, "gpu", "results_h200.txt"))
+    parser.add_argument("--results", help="bench/run.py results JSON (default: the page's run)")
     parser.add_argument("--out", default=os.path.join(REPO, "docs", "images"))
+    parser.add_argument("--residual-history", action="store_true",
+                        help="also solve afresh for residual_history.png (needs the built engine)")
     parser.add_argument("--grid", type=int, default=64, help="side of the residual-history grid")
     args = parser.parse_args(argv)
+    _pyplot()  # a missing matplotlib stops here, before anything is written
     os.makedirs(args.out, exist_ok=True)
-    written = [plot_cpu_time_vs_n(args.results or newest_results(), args.out)]
-    if os.path.exists(args.gpu_results):
-        written.append(plot_gpu_solve_vs_n(args.gpu_results, args.out))
-    written.append(plot_residual_history(args.out, args.grid))
-    for path in written:
+    results = args.results or page_results()
+    written = [plot_cpu_time_vs_n(results, args.out), plot_iterations_vs_n(results, args.out),
+               plot_gpu_solve_vs_n(args.out)]
+    if args.residual_history:
+        written.append(plot_residual_history(args.out, args.grid))
+    for path in filter(None, written):
         print(f"{os.path.relpath(path, REPO)}: {os.path.getsize(path) / 1024:.0f} KiB")
     return 0
 

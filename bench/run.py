@@ -3,8 +3,8 @@
 
 Usage (from the repository root):
 
-    python bench/run.py                 # the full matrix; appends to BENCHMARKS.md
-    python bench/run.py --quick         # smoke run (a minute or two); appends nothing
+    python bench/run.py                 # the full matrix; its report goes to the history
+    python bench/run.py --quick         # smoke run (a minute or two); records nothing
     python bench/run.py --problems poisson3d-64 jump3d-64 --solvers engine hypre
 
 Each solver runs in its own process on the same matrix and right-hand side
@@ -331,7 +331,7 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
                     help=f"smoke run: {' '.join(QUICK_PROBLEMS)}, one repetition, short SciPy caps; "
-                         "BENCHMARKS.md is not touched unless --append is given")
+                         "nothing is recorded unless --append is given")
     ap.add_argument("--problems", nargs="+", metavar="ID",
                     help=f"problem ids family-n (default: {' '.join(FULL_PROBLEMS)})")
     ap.add_argument("--solvers", nargs="+", default=["engine"] + PEERS,
@@ -374,9 +374,9 @@ def parse_args(argv=None):
                     help="raw results JSON (default bench/results/<UTC time>.json; "
                          "in the work folder with --quick)")
     ap.add_argument("--append", dest="append", action="store_true", default=None,
-                    help="append the report to BENCHMARKS.md (default for full runs)")
+                    help="keep the report in bench/results/history/ and regenerate "
+                         "BENCHMARKS.md from bench/results/ (default for full runs)")
     ap.add_argument("--no-append", dest="append", action="store_false")
-    ap.add_argument("--benchmarks-md", default=os.path.join(REPO, "BENCHMARKS.md"))
     ap.add_argument("--keep-logs", action="store_true", help="keep the engine's log in the raw JSON")
     ap.add_argument("--note", default="", help="free text added to the report section")
     args = ap.parse_args(argv)
@@ -493,8 +493,11 @@ def main(argv=None) -> int:
     md = report.render(out, raw_path=raw)
     print(md)
     if args.append:
-        report.append(args.benchmarks_md, md)
-        log(f"appended to {os.path.relpath(args.benchmarks_md, REPO)}")
+        log(f"report: {os.path.relpath(report.record(md, out), REPO)}")
+        for page, text in report.generated().items():
+            with open(page, "w", encoding="utf-8") as f:
+                f.write(text)
+            log(f"regenerated {os.path.relpath(page, REPO)}")
     log(f"done in {meta['elapsed_seconds']:.0f} s")
     return 0
 
