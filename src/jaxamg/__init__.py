@@ -65,7 +65,8 @@ if TYPE_CHECKING:
 
 # Public submodules, importable as attributes too (``jaxamg.matrices``).
 _SUBMODULES = (
-    "cache", "config", "matrices", "mpi_utils", "nullspace", "preconditioners", "sparsity"
+    "cache", "config", "matrices", "mpi_utils", "nullspace", "preconditioners", "sparsity",
+    "utils",
 )
 
 __all__ = ["ConfigError", "__version__", *_LAZY_ATTRIBUTES]
