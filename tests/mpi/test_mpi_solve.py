@@ -63,6 +63,9 @@ def test_distributed_solve_equals_spsolve(comm, rng, kind, equal, preconditioner
     error = np.sqrt(sum(comm.allgather(error))) / np.linalg.norm(reference)
     assert_all(comm, info["status"] == jaxamg.AMGXStatus.SUCCESS, f"status {info['status']}")
     assert_all(comm, error <= 1e-8, f"relative difference {error:.3e}")
+    # The history is a JAX array (JAX-AMG's type) in a direct MPI call too.
+    assert_all(comm, isinstance(info["residual_history"], jax.Array),
+               f"history type {type(info['residual_history'])}")
     # The same info on every rank.
     infos = comm.allgather((info["iterations"], info["residual"], len(info["residual_history"])))
     assert_all(comm, len(set(infos)) == 1, f"info differs across ranks: {infos}")
