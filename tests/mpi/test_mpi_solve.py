@@ -217,6 +217,11 @@ def test_cache_info_lists_the_distributed_solver_and_clear_frees_it(comm, rng):
     assert_all(comm, entry["comm_size"] == comm.Get_size() and entry["device"] == "mpi",
                f"entry {entry}")
     assert_all(comm, isinstance(entry["config"], dict), f"config {entry['config']!r}")
+    # JAX-AMG's keys with its types beside ours.
+    upstream = (entry["n_local"], entry["n_global"], type(entry["lrank"]),
+                type(entry["transpose_solve"]), entry["mode"], entry["block_dim"])
+    assert_all(comm, upstream == (re - rs, n, int, bool, str(x.dtype), 1), f"entry {entry}")
+    assert_all(comm, 0 <= entry["lrank"] < jax.local_device_count(), f"entry {entry}")
     # Clearing on one rank only: the next solve still agrees and is right.
     if comm.Get_rank() == 0:
         jaxamg.clear_solver_cache()
