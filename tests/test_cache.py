@@ -154,3 +154,42 @@ def test_accelerator_structure_path_bakes_no_constants(monkeypatch):
                                atol=1e-7 * float(jnp.linalg.norm(b)))
     (e,) = cache_entries()
     assert e["setups"] == 1
+
+
+def test_cache_info_has_jax_amgs_keys_and_types(rng):
+    """JAX-AMG's schema: its keys with its types (structure_hash an int);
+    the hash is the 128-bit fingerprint Python computed for the pattern
+    (an independent path: NumPy's blake2b of the CSR arrays), equal for the
+    same pattern with new values and different for another pattern."""
+    from jaxamg._core.matrix import structure_fingerprint
+
+    A = matrices.poisson_matrix(6, skew=0.3, dtype=jnp.float64)
+    b = jnp.asarray(rng.normal(size=36))
+    jax.block_until_ready(jaxamg.solve(A, b))
+    info = jaxamg.get_solver_cache_info()
+    assert set(info) >= {"single_gpu", "mpi", "isolated_mode"}
+    assert isinstance(info["isolated_mode"], bool) and info["isolated_mode"] is False
+    for section in ("single_gpu", "mpi"):
+        assert {"size", "capacity", "entries"} <= set(info[section])
+        assert isinstance(info[section]["size"], int)
+    (e,) = info["single_gpu"]["entries"]
+    types = {"n_rows": int, "nnz": int, "mode": str, "transpose_solve": bool,
+             "block_dim": int, "structure_hash": int, "config": dict}
+    for key, kind in types.items():
+        assert type(e[key]) is kind, (key, type(e[key]))
+    assert (e["n_rows"], e["nnz"], e["mode"], e["block_dim"]) == (36, A.nse, "float64", 1)
+    assert e["transpose_solve"] is False  # no gradient yet
+    hi, lo = structure_fingerprint(np.asarray(A.indptr), np.asarray(A.indices))
+    assert e["structure_hash"] == ((hi % 2**64) << 64) | (lo % 2**64)
+    # New values on the same pattern: the same hash; another pattern: another.
+    B = jsparse.BCSR((A.data * 2, A.indices, A.indptr), shape=A.shape)
+    jax.grad(lambda r: jnp.sum(jaxamg.solve(B, r)[0]))(b).block_until_ready()
+    C = matrices.poisson_matrix(7, dtype=jnp.float64)
+    jax.block_until_ready(jaxamg.solve(C, jnp.ones(49)))
+    entries = jaxamg.get_solver_cache_info()["single_gpu"]["entries"]
+    by_rows = {x["n_rows"]: x for x in entries}
+    assert by_rows[36]["structure_hash"] == e["structure_hash"]
+    assert by_rows[36]["transpose_solve"] is True  # the gradient's adjoint ran on it
+    assert by_rows[49]["structure_hash"] != e["structure_hash"]
+    # Our extra keys stay.
+    assert {"device", "setups", "resetups", "reuses"} <= set(by_rows[36])

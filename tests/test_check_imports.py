@@ -103,7 +103,7 @@ def test_a_layer_importing_upward_fails(tmp_path):
         "pkg/_core/x.py:2: layer: _core imports config (pkg.config); _core may import only "
         "_core, _cpu, _cuda, _engine, _mpi",
         "pkg/_single/solve.py:1: layer: _single imports _dist (pkg._dist.solve); _single may "
-        "import only _core, _operators, _single, cache, config, nullspace, sparsity",
+        "import only _core, _operators, _single, config, nullspace, sparsity",
     ]
 
 

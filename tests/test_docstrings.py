@@ -16,7 +16,7 @@ import pytest
 import jaxamg
 
 SUBMODULES = ("cache", "config", "matrices", "mpi_utils", "nullspace", "preconditioners",
-              "sparsity")
+              "sparsity", "utils")
 # Module-level data whose documentation is the module's text, not a docstring.
 DATA_NAMES = {"__version__", "DEFAULT_CONFIG", "DEFAULT_PRECONDITIONER_CONFIG"}
 

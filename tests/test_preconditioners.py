@@ -215,6 +215,7 @@ def test_one_v_cycle_reports_not_converged_and_its_true_residual(rng):
     x, info = make_preconditioner(A, return_info=True)(jnp.asarray(r))
     assert info["status"] == jaxamg.AMGXStatus.NOT_CONVERGED
     assert info["iterations"] == 1
+    assert isinstance(info["residual_history"], jax.Array)
     assert len(info["residual_history"]) == 2
     np.testing.assert_allclose(info["residual_history"][0], np.linalg.norm(r), rtol=1e-12)
     true_residual = np.linalg.norm(r - S @ np.asarray(x))

@@ -128,6 +128,8 @@ def test_residual_history_eager_trimmed_jit_padded(rng):
     b = jnp.asarray(rng.normal(size=64))
     _, info = jaxamg.solve(A, b, solver="PCG", max_iters=50)
     hist = info["residual_history"]
+    # A JAX array in a direct call too (JAX-AMG's type), in b's dtype.
+    assert isinstance(hist, jax.Array) and hist.dtype == b.dtype
     assert len(hist) == info["iterations"] + 1
     assert hist[-1] == pytest.approx(info["residual"])
     assert hist[0] == pytest.approx(float(jnp.linalg.norm(b)), rel=1e-12)

@@ -25,9 +25,9 @@ package's modules it names. Two rules:
                              below it (never ``_solve``, the front door, nor
                              a path beside it but ``_sharded`` on ``_dist``),
                              and the public modules the paths use
-                             (``config``, ``nullspace``, ``sparsity``,
-                             ``cache``) import none of the paths; LAYERS below
-                             lists them
+                             (``config``, ``nullspace``, ``sparsity``)
+                             import none of the paths; LAYERS below lists
+                             them
   ==========================  ================================================
 
 Imports under ``if TYPE_CHECKING:`` are not followed (they never run), and
@@ -82,7 +82,7 @@ COMPILED = ("_cpu", "_cuda", "_engine", "_mpi")
 # What each part of the package (a folder or a top-level module, named by its
 # first component under the package) may import, by first component. Parts not
 # listed are not limited (the front door, the public modules above the paths).
-_BELOW_PATHS = {"_core", "_operators", "cache", "config", "nullspace", "sparsity"}
+_BELOW_PATHS = {"_core", "_operators", "config", "nullspace", "sparsity"}
 LAYERS = {
     "_core": {"_core", *COMPILED},
     "_operators": {"_core", "_operators"},

@@ -63,9 +63,11 @@ if TYPE_CHECKING:
     from .preconditioners import make_preconditioner as make_preconditioner
     from .sparsity import cache_coloring as cache_coloring
 
-# Public submodules, importable as attributes too (``jaxamg.matrices``).
+# Public submodules, importable as attributes too (``jaxamg.matrices``). The
+# last three are JAX-AMG's module paths, kept as documented re-exports.
 _SUBMODULES = (
-    "cache", "config", "matrices", "mpi_utils", "nullspace", "preconditioners", "sparsity"
+    "cache", "config", "matrices", "mpi_utils", "nullspace", "preconditioners", "sparsity",
+    "utils", "sharding", "sparsity_tracing", "jaxamg",
 )
 
 __all__ = ["ConfigError", "__version__", *_LAZY_ATTRIBUTES]

@@ -86,8 +86,9 @@ def solve(
 
     **Returns:** `x` (the dtype rule: float64 if `A` or `b` is float64, else
     float32) and `info`: `iterations`, `residual`, `status`
-    (:class:`jaxamg.AMGXStatus`), `residual_history` (trimmed when called
-    directly, NaN-padded to `max_iters + 1` entries under a transformation).
+    (:class:`jaxamg.AMGXStatus`), `residual_history` (a `jax.Array`: trimmed
+    to `iterations + 1` entries when called directly, NaN-padded to
+    `max_iters + 1` entries under a transformation).
 
     Non-convergence is data, not an exception: check `info["status"]`.
     Gradients: `jax.grad`, `jax.jvp` and `jax.vmap` work through the solve;

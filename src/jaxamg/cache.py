@@ -1,6 +1,10 @@
-"""Caching: metadata attached to matrices and operators (`with_cache`) and the
-native solver cache (`get_solver_cache_info`, `clear_solver_cache`,
-`finalize`).
+"""Caching: metadata attached to matrices and operators (`with_cache`,
+`cache_mpi_metadata`) and the native solver cache (`get_solver_cache_info`,
+`clear_solver_cache`, `finalize`).
+
+`with_cache` lives in ``jaxamg._core.metadata`` and `cache_mpi_metadata` in
+``jaxamg._dist.solve`` (the MPI path, whose host-side work it does); both are
+re-exported here, where JAX-AMG has them.
 
 The native cache keys a set-up solver by the sparsity structure (a 128-bit
 fingerprint computed once in Python when the structure is concrete), the
@@ -15,65 +19,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._core.aggregation_modes import check_near_nullspace
 from ._core.ffi import native
+from ._core.metadata import with_cache
+from ._dist.solve import cache_mpi_metadata
 
-__all__ = ["with_cache", "get_solver_cache_info", "clear_solver_cache", "finalize"]
-
-_UNSET = object()
-
-
-def with_cache(
-    A: Any,
-    *,
-    coloring: Any = None,
-    mpi: Any = None,
-    is_symmetric: bool = False,
-    nullspace: Any = None,
-    transpose_nullspace: Any = None,
-    near_nullspace: Any = None,
-) -> Any:
-    """Attaches solver metadata to `A` in place and returns `A`.
-
-    - `is_symmetric=True`: the adjoint solve of a gradient reuses the forward
-      operator instead of solving with A^T. Setting it on a nonsymmetric
-      matrix makes gradients silently wrong. `False` never clears the flag.
-    - `coloring`, `mpi`, `nullspace`, `transpose_nullspace`: stored for the
-      operator, MPI and null-space features.
-    - `near_nullspace`: an (n, m) array of near-null-space vectors (e.g. the
-      rigid-body modes) used by `jaxamg.solve` for smoothed aggregation when
-      it is given none; validated here for shape, finiteness and rank.
-    """
-    updates = {}
-    if coloring is not None:
-        updates["_coloring_info"] = coloring
-    if mpi is not None:
-        updates["_mpi_cache"] = mpi
-    if is_symmetric:
-        updates["_is_symmetric"] = True
-    if nullspace is not None:
-        updates["_nullspace"] = nullspace
-    if transpose_nullspace is not None:
-        updates["_transpose_nullspace"] = transpose_nullspace
-    if near_nullspace is not None:
-        updates["_near_nullspace"] = _checked_near_nullspace(A, near_nullspace)
-    for name, value in updates.items():
-        try:
-            setattr(A, name, value)
-        except (AttributeError, TypeError) as e:
-            raise TypeError(
-                f"`jaxamg.with_cache`: cannot attach metadata to an object of type "
-                f"{type(A).__name__} ({e}); wrap it in a BCSR matrix or a Python function."
-            ) from None
-    return A
-
-
-def _checked_near_nullspace(A: Any, spec: Any) -> Any:
-    """`spec` validated against `A`'s rows (when `A` has a shape), as given."""
-    shape = getattr(A, "shape", None)
-    if shape is not None and len(shape) == 2:
-        check_near_nullspace(spec, int(shape[0]), who="`jaxamg.with_cache`")
-    return spec
+__all__ = [
+    "with_cache",
+    "cache_mpi_metadata",
+    "get_solver_cache_info",
+    "clear_solver_cache",
+    "finalize",
+]
 
 
 def _loaded_module(name: str) -> Any:
@@ -85,6 +41,10 @@ def _loaded_module(name: str) -> Any:
 
 
 def _decoded(entries: Any, device: str) -> list:
+    """The native entries with JAX-AMG's key types: ``config`` parsed back
+    into a dict, ``structure_hash`` an int (the engine prints its 128-bit
+    key as hex), and the MPI entries' names ``n_local``, ``n_global``,
+    ``lrank`` and ``transpose_solve`` beside ours."""
     out = []
     for e in entries:
         entry = dict(e)
@@ -93,20 +53,66 @@ def _decoded(entries: Any, device: str) -> list:
             entry["config"] = json.loads(entry["config"])
         except ValueError:
             pass
+        if isinstance(entry.get("structure_hash"), str):
+            entry["structure_hash"] = int(entry["structure_hash"], 16)
+        if device == "mpi":
+            entry["n_local"] = entry["n_rows"]
+            entry["n_global"] = entry["n_rows_global"]
+            entry["lrank"] = _local_device_index()
+            # One distributed solver serves the forward and the adjoint solve
+            # (the engine transposes the forward hierarchy); there is never a
+            # separate A^T entry, and the engine does not record whether the
+            # adjoint has run on this one.
+            entry["transpose_solve"] = bool(entry.get("transpose_solve", False))
         out.append(entry)
     return out
 
 
-def get_solver_cache_info() -> dict:
-    """The native caches: ``{"single_gpu": {"size", "capacity", "entries"},
-    "mpi": {...}, "isolated_mode": bool, "total_setups": int}`` (the layout
-    JAX-AMG uses; the "single_gpu" section holds single-process solves on any
-    device, CPU and CUDA, and "mpi" the distributed solvers of this process).
+def _local_device_index() -> int:
+    """The index among ``jax.local_devices()`` of the device this process's
+    solves run on: JAX's default device (JAX-AMG's ``lrank``, the GPU a rank
+    uses)."""
+    import jax
 
-    Each entry: n_rows, nnz, mode ("float32"/"float64"), block_dim, config
-    (as a dict), device ("cpu", "cuda" or "mpi"); single-process entries also
-    transpose_solve, structure_hash and the counters setups, resetups and
-    reuses; MPI entries n_rows_global, row_start and comm_size.
+    default = jax.config.jax_default_device
+    local = jax.local_devices()
+    if isinstance(default, jax.Device) and default in local:
+        return local.index(default)
+    return 0
+
+
+def get_solver_cache_info() -> dict:
+    """The native solver caches, in JAX-AMG's layout plus our keys::
+
+        {"single_gpu": {"size", "capacity", "entries": [...]},
+         "mpi":        {"size", "capacity", "entries": [...]},
+         "isolated_mode": bool,        # capacity 0: no reuse
+         "total_setups": int}          # ours
+
+    "single_gpu" holds the single-process solvers on any device (CPU and
+    CUDA), "mpi" the distributed solvers of this process.
+
+    JAX-AMG's entry keys, with its types:
+
+    - every entry: ``n_rows`` (int), ``nnz`` (int), ``mode`` ("float32" or
+      "float64"), ``transpose_solve`` (bool), ``block_dim`` (int),
+      ``config`` (the config as a dict);
+    - single-process entries: ``structure_hash`` (int, the 128-bit
+      fingerprint of the sparsity pattern the entry is keyed by);
+    - MPI entries: ``n_local`` (this rank's rows, = ``n_rows``),
+      ``n_global`` (int), ``lrank`` (the index of the local device the
+      process solves on: JAX's default device among ``jax.local_devices()``).
+
+    ``transpose_solve`` is True once a single-process entry has served an
+    adjoint (A^T) solve of a gradient: the engine solves with the transpose
+    of the forward hierarchy, so there is no separate A^T entry as in
+    JAX-AMG. An MPI entry serves both directions the same way and the engine
+    does not record the adjoint's use, so it is False there.
+
+    Our extra keys: ``device`` ("cpu", "cuda" or "mpi") on every entry;
+    ``setups``, ``resetups`` and ``reuses`` (counters) on single-process
+    entries; ``n_rows_global``, ``row_start`` and ``comm_size`` on MPI
+    entries; ``total_setups`` at the top.
 
     The counters count solves that have run. JAX dispatches asynchronously,
     so a solve whose result nobody has waited for may not be counted yet:

@@ -63,6 +63,9 @@ def test_distributed_solve_equals_spsolve(comm, rng, kind, equal, preconditioner
     error = np.sqrt(sum(comm.allgather(error))) / np.linalg.norm(reference)
     assert_all(comm, info["status"] == jaxamg.AMGXStatus.SUCCESS, f"status {info['status']}")
     assert_all(comm, error <= 1e-8, f"relative difference {error:.3e}")
+    # The history is a JAX array (JAX-AMG's type) in a direct MPI call too.
+    assert_all(comm, isinstance(info["residual_history"], jax.Array),
+               f"history type {type(info['residual_history'])}")
     # The same info on every rank.
     infos = comm.allgather((info["iterations"], info["residual"], len(info["residual_history"])))
     assert_all(comm, len(set(infos)) == 1, f"info differs across ranks: {infos}")
@@ -214,6 +217,11 @@ def test_cache_info_lists_the_distributed_solver_and_clear_frees_it(comm, rng):
     assert_all(comm, entry["comm_size"] == comm.Get_size() and entry["device"] == "mpi",
                f"entry {entry}")
     assert_all(comm, isinstance(entry["config"], dict), f"config {entry['config']!r}")
+    # JAX-AMG's keys with its types beside ours.
+    upstream = (entry["n_local"], entry["n_global"], type(entry["lrank"]),
+                type(entry["transpose_solve"]), entry["mode"], entry["block_dim"])
+    assert_all(comm, upstream == (re - rs, n, int, bool, str(x.dtype), 1), f"entry {entry}")
+    assert_all(comm, 0 <= entry["lrank"] < jax.local_device_count(), f"entry {entry}")
     # Clearing on one rank only: the next solve still agrees and is right.
     if comm.Get_rank() == 0:
         jaxamg.clear_solver_cache()

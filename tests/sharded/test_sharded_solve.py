@@ -64,6 +64,8 @@ def test_solution_equals_serial_and_jit_equals_eager(comm, symmetric, unequal):
         assert_all(comm, info[key].shape == (comm.size,) and info[key].dtype == dtype,
                    f"{key}: {info[key].shape} {info[key].dtype}")
     assert_all(comm, info["residual_history"].shape[0] == comm.size, "history rows")
+    assert_all(comm, all(isinstance(v, jax.Array) for v in info.values()),
+               f"info types {[type(v) for v in info.values()]}")
     status = int(np.asarray(info["status"].addressable_shards[0].data)[0])
     assert_all(comm, status == int(jaxamg.AMGXStatus.SUCCESS), f"status {status}")
     with jax.set_mesh(A.mesh):

@@ -1,5 +1,10 @@
 """`info`, the second result of a solve: from the statistics vector of the
-native call to Python scalars (direct calls) or arrays (under a transformation)."""
+native call to Python scalars (direct calls) or arrays (under a transformation).
+
+``residual_history`` is a ``jax.Array`` in every case, as JAX-AMG returns it
+(trimmed to ``iterations + 1`` entries in a direct call, NaN-padded to
+``max_iters + 1`` under a transformation), so code that slices it or calls
+``jnp`` on it works the same eagerly and under ``jax.jit``."""
 
 from __future__ import annotations
 
@@ -12,7 +17,10 @@ from .status import AMGXStatus
 
 
 def make_info(stats, history_len: int) -> dict:
-    """`info` from the stats vector: Python scalars when concrete, arrays when traced."""
+    """`info` from the stats vector: Python scalars when concrete, arrays when
+    traced; the history a JAX array either way."""
+    import jax.numpy as jnp
+
     if not is_concrete(stats):
         return {
             "iterations": stats[..., 0],
@@ -26,7 +34,7 @@ def make_info(stats, history_len: int) -> dict:
             "iterations": s[..., 0].astype(int),
             "residual": s[..., 1],
             "status": s[..., 2].astype(int),
-            "residual_history": s[..., 3:],
+            "residual_history": jnp.asarray(s[..., 3:]),
         }
     iterations = int(s[0])
     history = s[3 : 3 + iterations + 1]
@@ -35,7 +43,7 @@ def make_info(stats, history_len: int) -> dict:
         "iterations": iterations,
         "residual": float(s[1]),
         "status": AMGXStatus(int(s[2])),
-        "residual_history": [float(v) for v in history],
+        "residual_history": jnp.asarray(history),
     }
 
 

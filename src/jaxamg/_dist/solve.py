@@ -47,10 +47,10 @@ from .._core.errors import to_runtime_error
 from .._core.info import add_inconsistency, make_info
 from .._core.linear_solve import Static, jax_jit_lazy, native_linear_solve, pattern_product
 from .._core.matrix import is_concrete, structure_fingerprint
+from .._core.metadata import with_cache
 from .._core.operand_order import after
 from .._core.stats import stats_lock, take_stats_text, write_stats_file
 from .._core.structure import structure_arrays
-from ..cache import with_cache
 from ..config import outer_max_iters
 from .comm import check_comm, comm_handle, run_and_agree
 from .nullspace import global_bases, singular_solve

@@ -1,11 +1,18 @@
 """Runtime requirements of the sharded interface, checked with clear errors.
 
-The sharded interface runs one MPI rank per JAX process with exactly one
-local device (a CPU device or a GPU), on a one-dimensional mesh whose device
-``i`` belongs to MPI rank ``i``. These checks run at the start of every
-``make_sharded_*`` call. Facts that can differ between ranks are agreed with
-one allgather, so every rank raises the same error instead of some ranks
-waiting in a collective the others never reach.
+The sharded interface runs one MPI rank per JAX process on a
+one-dimensional mesh whose device ``i`` belongs to MPI rank ``i``: each
+process uses exactly one mesh device (a CPU device or a GPU), whatever
+other local devices it sees (a node whose processes each see every GPU, as
+``jax.distributed.initialize`` sets it up). These checks run at the start of
+every ``make_sharded_*`` call. Facts that can differ between ranks are
+agreed with one allgather, so every rank raises the same error instead of
+some ranks waiting in a collective the others never reach.
+
+As in JAX-AMG, a JAX process count or index that does not match the
+communicator's size or the rank raises ValueError; a missing
+``jax.distributed.initialize`` and an unsupported JAX or device raise
+RuntimeError.
 """
 
 from __future__ import annotations
@@ -29,12 +36,13 @@ def resolve_comm(comm: Any, where: str) -> Any:
     return comm
 
 
-def _local_problem(comm: Any, where: str) -> str | None:
-    """What is wrong with this process's JAX setup for `comm`, or None."""
+def _local_problem(comm: Any, where: str) -> Exception | None:
+    """What is wrong with this process's JAX setup for `comm` (the exception
+    to raise), or None."""
     import jax
 
     if not (hasattr(jax, "shard_map") and hasattr(jax, "set_mesh")):
-        return (
+        return RuntimeError(
             f"`{where}` needs JAX >= 0.9 (jax.shard_map and jax.set_mesh); this is JAX "
             f"{jax.__version__}. Upgrade JAX."
         )
@@ -46,56 +54,66 @@ def _local_problem(comm: Any, where: str) -> str | None:
             if initialized
             else "jax.distributed.initialize() was not called"
         )
-        return (
+        return RuntimeError(
             f"`{where}`: the communicator has {size} ranks but JAX runs a single process "
             f"({detail}); {_HINT_INIT}."
         )
-    if jax.process_count() != size or jax.process_index() != rank:
-        return (
-            f"`{where}`: the communicator must span every JAX process in order, but MPI rank "
-            f"{rank} of {size} is JAX process {jax.process_index()} of {jax.process_count()}. "
-            "Sub-communicators are not supported: pass MPI.COMM_WORLD (the default) and let "
+    if jax.process_count() != size:
+        return ValueError(
+            f"`{where}`: the JAX process count and the communicator size must match, got "
+            f"{jax.process_count()} JAX processes and {size} MPI ranks. Sub-communicators are "
+            "not supported: pass MPI.COMM_WORLD (the default) and let "
             'jax.distributed.initialize(cluster_detection_method="mpi4py") number the processes.'
         )
-    devices = jax.local_devices()
-    if len(devices) != 1:
-        return (
-            f"`{where}`: each process must own exactly one local JAX device, but rank {rank} has "
-            f"{len(devices)} ({', '.join(str(d) for d in devices)}). On GPUs keep every GPU "
-            "visible and let jax.distributed.initialize pick one per process (do not remap each "
-            "rank to CUDA ordinal 0); on CPU do not set JAX_NUM_CPU_DEVICES or "
-            "--xla_force_host_platform_device_count."
+    if jax.process_index() != rank:
+        return ValueError(
+            f"`{where}`: the JAX process index must equal the MPI rank, but MPI rank {rank} of "
+            f"{size} is JAX process {jax.process_index()}. Sub-communicators are not "
+            "supported: pass MPI.COMM_WORLD (the default) and let "
+            'jax.distributed.initialize(cluster_detection_method="mpi4py") number the processes.'
         )
-    if devices[0].platform not in ("cpu", "gpu"):
-        return (
-            f"`{where}`: the local device of rank {rank} is a {devices[0].platform!r} device; "
+    platform = jax.local_devices()[0].platform
+    if platform not in ("cpu", "gpu"):
+        return RuntimeError(
+            f"`{where}`: the local devices of rank {rank} are {platform!r} devices; "
             "the sharded interface runs on one CPU device or one GPU per process."
         )
-    return cpu_collectives_problem(jax, where)
+    message = cpu_collectives_problem(jax, where)
+    return None if message is None else RuntimeError(message)
 
 
 def check_runtime(comm: Any, where: str) -> None:
     """Raises (on every rank alike) when this job does not meet the sharded
     interface's requirements. Collective over `comm`."""
-    _, problems = run_and_agree(comm, lambda: _local_problem(comm, where), extra=lambda p: p)
-    for message in problems:
-        if message is not None:
-            raise RuntimeError(message)
+
+    def describe(problem):
+        return None if problem is None else (type(problem).__name__, str(problem))
+
+    _, problems = run_and_agree(comm, lambda: _local_problem(comm, where), extra=describe)
+    for problem in problems:
+        if problem is not None:
+            kind, message = problem
+            raise (ValueError if kind == "ValueError" else RuntimeError)(message)
 
 
 def default_mesh(comm: Any, axis_name: str):
-    """A 1-D mesh over the first `comm.size` global devices (device i on
-    process i, as jax.distributed numbers them)."""
+    """A 1-D mesh with one device per process, in process order: each
+    process's first device (all of them when each process has one)."""
     import jax
 
     size = comm.Get_size()
-    return jax.make_mesh((size,), (axis_name,), devices=jax.devices()[:size])
+    first: dict[int, Any] = {}
+    for device in jax.devices():
+        first.setdefault(device.process_index, device)
+    devices = [first[p] for p in sorted(first)][:size]
+    return jax.make_mesh((size,), (axis_name,), devices=devices)
 
 
 def check_mesh(mesh: Any, comm: Any, axis_name: Any, where: str) -> None:
     """`mesh` must be a 1-D mesh named `axis_name` whose device i lives on
-    MPI rank i. The mesh is the same object on every rank, so every rank
-    reaches the same verdict without communication."""
+    MPI rank i (so each process owns exactly one mesh device, whatever other
+    local devices it has). The mesh is the same object on every rank, so
+    every rank reaches the same verdict without communication."""
     import jax
 
     if not isinstance(mesh, jax.sharding.Mesh):
@@ -121,8 +139,10 @@ def check_mesh(mesh: Any, comm: Any, axis_name: Any, where: str) -> None:
     if owners != list(range(size)):
         raise ValueError(
             f"`{where}`: mesh device i must belong to MPI rank i, but the devices belong to "
-            f"processes {owners}; build the mesh from jax.devices() in process order "
-            f"(jax.make_mesh(({size},), ({axis_name!r},), devices=jax.devices()[:{size}]))."
+            f"processes {owners}; build it from one device per process in process order "
+            f"(jax.make_mesh(({size},), ({axis_name!r},), devices=[next(d for d in "
+            f"jax.devices() if d.process_index == p) for p in range({size})]), or leave "
+            "mesh=None for that default)."
         )
 
 
