@@ -79,6 +79,10 @@ CONFIGS = {
         {"algorithm": "AGGREGATION", "selector": "SIZE_8", "presweeps": 2, "postsweeps": 2},
         dict(L1, relaxation_factor=0.9)),
 }
+# JAX-AMG's default config (PBICGSTAB + classical PMIS/D2 + BLOCK_JACOBI 0.9,
+# strength 0.5, a one-row dense LU), what a call without a config runs, to TOL.
+CONFIGS["jaxamg_default"] = copy.deepcopy(jaxamg.config.DEFAULT_CONFIG)
+CONFIGS["jaxamg_default"]["solver"].update(tolerance=TOL, convergence="RELATIVE_INI_CORE")
 # The same, and a resetup (new values, same pattern) keeps every level's
 # aggregates and recomputes only the coarse values (AmgX structure reuse).
 CONFIGS["pcg_aggregation_l1_reuse"] = copy.deepcopy(CONFIGS["pcg_aggregation_l1"])

@@ -293,3 +293,27 @@ def test_gpu_structures_are_fingerprinted_on_the_device(rng, monkeypatch):
             assert rel(x, spla.spsolve(S.tocsc(), b)) < 1e-7
     monkeypatch.setattr(np, "asarray", real_asarray)
     assert jaxamg.get_solver_cache_info()["total_setups"] == total + 2
+
+
+@pytest.mark.parametrize("kind", ["spd", "nonsymmetric"])
+def test_default_config_is_set_up_and_solved_on_device(rng, kind):
+    """JAX-AMG's default (PBICGSTAB + classical + BLOCK_JACOBI) without a
+    config: the hierarchy is built and cycled on the GPU, and the solution
+    meets the default tolerance (1e-6 relative to the initial residual)."""
+    A = spd_matrix(rng) if kind == "spd" else nonsymmetric_matrix(rng)
+    b = rng.normal(size=A.shape[0])
+    M, bg = on_gpu(A, b)
+
+    @jax.jit
+    def f(data, rhs):
+        x, info = jaxamg.solve(jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs)
+        return x, info["status"]
+
+    x, status = jax.block_until_ready(f(M.data, bg))
+    last = cuda_module().last_solve()
+    assert last["setup_on_device"], last["setup_reason"]
+    assert last["on_device"], last["host_reason"]
+    assert len(last["levels"]) > 1
+    assert int(status) == 0
+    x = np.asarray(x)
+    assert np.linalg.norm(b - A @ x) <= 1e-6 * np.linalg.norm(b) * 1.01

@@ -11,6 +11,7 @@
 #include "gpu_legacy/setup/l1_jacobi.h"
 #include "solvers/direct/dense_lu.h"
 #include "solvers/factory.h"
+#include "solvers/smoothers/block_jacobi.h"
 #include "solvers/smoothers/chebyshev.h"
 #include "solvers/smoothers/jacobi_l1.h"
 
@@ -18,33 +19,48 @@ namespace jaxamg::cuda {
 
 namespace {
 
-// What a smoother of a device-built hierarchy needs: M^-1 = w / l1 row norm,
-// and for CHEBYSHEV the order and the configured interval. Throws
-// NotSupported naming what the device cannot set up.
+// What a smoother of a device-built hierarchy needs: its diagonal M^-1
+// (w / l1 row norm for JACOBI_L1, w / a_ii for BLOCK_JACOBI), and for
+// CHEBYSHEV the order and the configured interval. Throws NotSupported
+// naming what the device cannot set up.
 struct SmootherPlan {
   bool chebyshev = false;
+  bool l1 = true;  // JACOBI_L1's diagonal; otherwise BLOCK_JACOBI's
   double w = 0;
   int order = 0;
   double lmin = 0, lmax = 0;
 };
 
+// The diagonal smoother `s` into `plan`; false if it is not one (a block
+// BLOCK_JACOBI is not: device hierarchies are scalar).
+template <class T>
+bool diagonal_plan(const Solver<T>* s, SmootherPlan* plan) {
+  if (const auto* l1 = dynamic_cast<const JacobiL1Solver<T>*>(s)) {
+    plan->w = static_cast<double>(l1->relaxation_factor());
+    return true;
+  }
+  if (const auto* bj = dynamic_cast<const BlockJacobiSolver<T>*>(s)) {
+    plan->l1 = false;
+    plan->w = static_cast<double>(bj->relaxation_factor());
+    return true;
+  }
+  return false;
+}
+
 template <class T>
 SmootherPlan smoother_plan(SolverContext& ctx, const SolverRef& smoother) {
   SmootherPlan plan;
   const std::unique_ptr<Solver<T>> s = create_solver<T>(ctx, smoother);
-  if (const auto* l1 = dynamic_cast<const JacobiL1Solver<T>*>(s.get())) {
-    plan.w = static_cast<double>(l1->relaxation_factor());
-    return plan;
-  }
+  if (diagonal_plan(s.get(), &plan)) return plan;
   const auto* c = dynamic_cast<const ChebyshevSolver<T>*>(s.get());
-  const auto* m = c ? dynamic_cast<const JacobiL1Solver<T>*>(c->preconditioner()) : nullptr;
-  if (!m || smoother.name != "CHEBYSHEV" || !c->configured_bounds(&plan.lmin, &plan.lmax)) {
+  if (!c || smoother.name != "CHEBYSHEV" || !diagonal_plan(c->preconditioner(), &plan) ||
+      !c->configured_bounds(&plan.lmin, &plan.lmax)) {
     throw NotSupported("smoother " + smoother.name + " (scope '" + smoother.scope +
-                       "') on a hierarchy built on the GPU (JACOBI_L1, NOSOLVER, or CHEBYSHEV "
-                       "with chebyshev_lambda_estimate_mode 3 on a JACOBI_L1 preconditioner are)");
+                       "') on a hierarchy built on the GPU (JACOBI_L1, BLOCK_JACOBI, NOSOLVER, "
+                       "or CHEBYSHEV with chebyshev_lambda_estimate_mode 3 on a JACOBI_L1 or "
+                       "BLOCK_JACOBI preconditioner are)");
   }
   plan.chebyshev = true;
-  plan.w = static_cast<double>(m->relaxation_factor());
   plan.order = c->order();
   return plan;
 }
@@ -118,7 +134,11 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const DeviceHierarchy<T>& setup
     const bool solved = l + 1 == nl && want_coarse;  // no smoother beside the coarse solver
     if (smoothing && !solved) {
       L.diag.resize(n);
-      l1_scaled_inverse_diagonal(A, plan.w, L.diag.data());
+      if (plan.l1) {
+        l1_scaled_inverse_diagonal(A, plan.w, L.diag.data());
+      } else {
+        jacobi_scaled_inverse_diagonal(A, static_cast<T>(plan.w), L.diag.data());
+      }
       L.smoother =
           plan.chebyshev ? device::DeviceSmoother::kChebyshev : device::DeviceSmoother::kDiagonal;
       if (plan.chebyshev) {
