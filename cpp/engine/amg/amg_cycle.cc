@@ -18,7 +18,7 @@ std::size_t AmgLevel<T>::bytes() const {
   };
   std::size_t total = A ? mat(*A) : 0;
   total += mat(ops.P) + mat(ops.R);
-  for (const Vector<T>* v : {&b, &x, &r, &restrict_work, &e, &Ae, &kr, &kz, &kp, &ky}) {
+  for (const Vector<T>* v : {&b, &x, &r, &restrict_work, &e, &ae, &kr, &kz, &kp, &ky}) {
     total += v->size() * sizeof(T);
   }
   return total;
@@ -28,7 +28,7 @@ namespace {
 
 // AmgLevel<T>s as amg/cycle.h sees them.
 template <class T>
-class HostLevels {
+class HostLevels : public LevelVectors<HostLevels<T>, T> {
  public:
   using value_type = T;
 
@@ -37,16 +37,7 @@ class HostLevels {
 
   int count() const { return static_cast<int>(levels_.size()); }
   cpu::VectorBackend<T>& backend(int l) { return *levels_[l].backend; }
-  T* b(int l) { return levels_[l].b.data(); }
-  T* x(int l) { return levels_[l].x.data(); }
-  T* r(int l) { return levels_[l].r.data(); }
-  T* e(int l) { return levels_[l].e.data(); }
-  T* ae(int l) { return levels_[l].Ae.data(); }
-  T* kr(int l) { return levels_[l].kr.data(); }
-  T* kz(int l) { return levels_[l].kz.data(); }
-  T* kp(int l) { return levels_[l].kp.data(); }
-  T* ky(int l) { return levels_[l].ky.data(); }
-  int& scale_counter(int l) { return levels_[l].scale_counter; }
+  AmgLevel<T>& work(int l) { return levels_[l]; }
 
   bool has_smoother(int l) const { return levels_[l].smoother != nullptr; }
   void smooth(int l, const T* b, T* x, bool x_is_zero, int sweeps) {
@@ -81,7 +72,7 @@ class HostLevels {
     }
     cpu::spmv(L.ops.R, L.r.data(), bc);
   }
-  void prolongate(int l, T* e) { cpu::spmv(levels_[l].ops.P, x(l + 1), e); }
+  void prolongate(int l, T* e) { cpu::spmv(levels_[l].ops.P, this->x(l + 1), e); }
   void prolongate_add(int l, backend::Coef scale, T* x) {
     const T a = static_cast<T>(scale.value(backend(l).slots()));
     cpu::spmv_axpby(levels_[l].ops.P, a, levels_[l + 1].x.data(), T(1), x);

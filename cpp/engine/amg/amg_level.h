@@ -71,7 +71,7 @@ struct AmgLevel {
   Vector<T> b, x;           // right-hand side and iterate (levels > 0)
   Vector<T> r;              // residual (with a stored R, or error scaling)
   Vector<T> restrict_work;  // r_is_pt: per-thread partial sums of P^T r
-  Vector<T> e, Ae;          // error scaling: smoothed correction and A e
+  Vector<T> e, ae;          // error scaling: smoothed correction and A e
   Vector<T> kr, kz, kp, ky;  // K-cycle: CG vectors (levels > 0)
 
   // The level's CPU backend: its slots hold the K-cycle's scalars and the

@@ -343,7 +343,7 @@ void AmgSolver<T>::allocate_work() {
              ? cpu::restrict_work_size(lev.ops.P, static_cast<int>(omp_get_max_threads()))
              : 0);
     size(lev.e, coarser && cycle_.error_scaling >= 2 ? n : 0);
-    size(lev.Ae, coarser && cycle_.error_scaling >= 2 ? n : 0);
+    size(lev.ae, coarser && cycle_.error_scaling >= 2 ? n : 0);
     // K-cycles run on every level but the finest and the coarsest.
     const std::size_t nk = kcycle && l > 0 && coarser ? n : 0;
     for (Vector<T>* v : {&lev.kr, &lev.kz, &lev.kp, &lev.ky}) size(*v, nk);

@@ -28,7 +28,9 @@
 //     keeping r(l) when error scaling;
 //   prolongate(l, e): e = P x(l+1); prolongate_add(l, scale, x): x += scale
 //     P x(l+1); matvec(l, x, y): y = A_l x;
-//   scale_counter(l): cycles that may still reuse the level's last scale.
+//   scale_counter(l): cycles that may still reuse the level's last scale
+//   (LevelVectors below gives the vectors and the counter from a level's
+//   members).
 // Products, restriction and prolongation exchange halo values on a
 // distributed hierarchy, and the backend's inner products are global sums,
 // so every process takes the same branches.
@@ -37,6 +39,28 @@
 #include "backend/slots.h"
 
 namespace jaxamg {
+
+// The vector accessors of `Levels` for a hierarchy whose level l keeps its
+// cycle vectors as members b, x, r, e, ae, kr, kz, kp, ky (each with
+// data()) and scale_counter of the object Derived::work(l) returns -- the
+// layout every hierarchy shares, whatever its vector type.
+template <class Derived, class T>
+class LevelVectors {
+ public:
+  T* b(int l) { return w(l).b.data(); }
+  T* x(int l) { return w(l).x.data(); }
+  T* r(int l) { return w(l).r.data(); }
+  T* e(int l) { return w(l).e.data(); }
+  T* ae(int l) { return w(l).ae.data(); }
+  T* kr(int l) { return w(l).kr.data(); }
+  T* kz(int l) { return w(l).kz.data(); }
+  T* kp(int l) { return w(l).kp.data(); }
+  T* ky(int l) { return w(l).ky.data(); }
+  int& scale_counter(int l) { return w(l).scale_counter; }
+
+ private:
+  decltype(auto) w(int l) { return static_cast<Derived&>(*this).work(l); }
+};
 
 // Scalar slots of a level's backend used by the cycle.
 struct CycleSlots {

@@ -30,7 +30,7 @@ struct LevelWork {
 
 // The levels of an AmgSolver on blocks of k lanes, as amg/cycle.h sees them.
 template <class T>
-class LaneLevels {
+class LaneLevels : public LevelVectors<LaneLevels<T>, T> {
  public:
   using value_type = T;
 
@@ -46,16 +46,7 @@ class LaneLevels {
   int count() const { return static_cast<int>(work_.size()); }
   Index rows(int l) const { return work_[l].level->rows(); }
   VectorBackend<T>& backend(int l) { return *work_[l].backend; }
-  T* b(int l) { return work_[l].b.data(); }
-  T* x(int l) { return work_[l].x.data(); }
-  T* r(int l) { return work_[l].r.data(); }
-  T* e(int l) { return work_[l].e.data(); }
-  T* ae(int l) { return work_[l].ae.data(); }
-  T* kr(int l) { return work_[l].kr.data(); }
-  T* kz(int l) { return work_[l].kz.data(); }
-  T* kp(int l) { return work_[l].kp.data(); }
-  T* ky(int l) { return work_[l].ky.data(); }
-  int& scale_counter(int l) { return work_[l].scale_counter; }
+  LevelWork<T>& work(int l) { return work_[l]; }
 
   bool has_smoother(int l) const { return work_[l].smoother != nullptr; }
   void smooth(int l, const T* b, T* x, bool x_is_zero, int sweeps) {
@@ -104,15 +95,15 @@ class LaneLevels {
       spmv(L.ops.R, W.r.data(), bc, k_);
     }
   }
-  void prolongate(int l, T* e) { spmv(work_[l].level->ops.P, x(l + 1), e, k_); }
+  void prolongate(int l, T* e) { spmv(work_[l].level->ops.P, this->x(l + 1), e, k_); }
   void prolongate_add(int l, backend::Coef scale, T* x) {
     if (scale.slot < 0 && scale.factor == 1.0) {
       spmv_add(work_[l].level->ops.P, this->x(l + 1), x, k_);
       return;
     }
     // x + a P x_c is P x_c's a multiple added, as cpu::spmv_axpby adds it.
-    prolongate(l, e(l));
-    backend(l).axpy(scale, e(l), x, backend::kAllLanes);
+    prolongate(l, this->e(l));
+    backend(l).axpy(scale, this->e(l), x, backend::kAllLanes);
   }
   void matvec(int l, const T* x, T* y) { spmv(*work_[l].level->A, x, y, k_); }
 

@@ -32,7 +32,7 @@ struct LevelWork {
 };
 
 template <class T>
-class DeviceLevels {
+class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
  public:
   using value_type = T;
 
@@ -84,16 +84,7 @@ class DeviceLevels {
 
   int count() const { return static_cast<int>(work_.size()); }
   Backend<T>& backend(int l) { return *work_[l].be; }
-  T* b(int l) { return work_[l].b.data(); }
-  T* x(int l) { return work_[l].x.data(); }
-  T* r(int l) { return work_[l].r.data(); }
-  T* e(int l) { return work_[l].e.data(); }
-  T* ae(int l) { return work_[l].ae.data(); }
-  T* kr(int l) { return work_[l].kr.data(); }
-  T* kz(int l) { return work_[l].kz.data(); }
-  T* kp(int l) { return work_[l].kp.data(); }
-  T* ky(int l) { return work_[l].ky.data(); }
-  int& scale_counter(int l) { return work_[l].scale_counter; }
+  LevelWork<T>& work(int l) { return work_[l]; }
 
   bool has_smoother(int l) const { return data_.levels[l].smoother != DeviceSmoother::kNone; }
 
@@ -150,7 +141,7 @@ class DeviceLevels {
     spmv(L.R, T(1), src, T(0), work_[l + 1].b.data());
   }
 
-  void prolongate(int l, T* e) { spmv(data_.levels[l].P, T(1), x(l + 1), T(0), e); }
+  void prolongate(int l, T* e) { spmv(data_.levels[l].P, T(1), this->x(l + 1), T(0), e); }
 
   void prolongate_add(int l, backend::Coef scale, T* x) {
     if (scale.slot < 0) {
@@ -158,8 +149,8 @@ class DeviceLevels {
       return;
     }
     // The scale is a slot in device memory: prolongate, then add it scaled.
-    prolongate(l, e(l));
-    backend(l).axpy(scale, e(l), x, backend::kAllLanes);
+    prolongate(l, this->e(l));
+    backend(l).axpy(scale, this->e(l), x, backend::kAllLanes);
     *bytes_ += 3 * vector_bytes(l);
   }
 

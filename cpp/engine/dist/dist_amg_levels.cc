@@ -14,7 +14,7 @@
 namespace jaxamg::dist {
 
 template <class T>
-class DistAmg<T>::CycleLevels {
+class DistAmg<T>::CycleLevels : public LevelVectors<CycleLevels, T> {
  public:
   using value_type = T;
 
@@ -22,16 +22,7 @@ class DistAmg<T>::CycleLevels {
 
   int count() const { return static_cast<int>(levels_.size()); }
   cpu::VectorBackend<T>& backend(int l) { return *levels_[l].backend; }
-  T* b(int l) { return levels_[l].b.data(); }
-  T* x(int l) { return levels_[l].x.data(); }
-  T* r(int l) { return levels_[l].r.data(); }
-  T* e(int l) { return levels_[l].e.data(); }
-  T* ae(int l) { return levels_[l].ae.data(); }
-  T* kr(int l) { return levels_[l].kr.data(); }
-  T* kz(int l) { return levels_[l].kz.data(); }
-  T* kp(int l) { return levels_[l].kp.data(); }
-  T* ky(int l) { return levels_[l].ky.data(); }
-  int& scale_counter(int l) { return levels_[l].scale_counter; }
+  Level& work(int l) { return levels_[l]; }
 
   bool has_smoother(int l) const { return levels_[l].smoother != nullptr; }
   void smooth(int l, const T* b, T* x, bool x_is_zero, int sweeps) {
