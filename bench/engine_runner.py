@@ -48,6 +48,7 @@ def main() -> None:
     args = p.parse_args()
 
     import numpy as np
+
     import jaxamg._engine as eng
 
     with open(args.config) as f:

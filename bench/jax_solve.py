@@ -32,11 +32,12 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
+from jax.experimental import sparse as jsparse  # noqa: E402
+
 import jaxamg  # noqa: E402
 from jaxamg import matrices  # noqa: E402
 from jaxamg._native import engine as _load_engine  # noqa: E402  (applies the OpenMP settings)
 from jaxamg.config import prepare_config  # noqa: E402
-from jax.experimental import sparse as jsparse  # noqa: E402
 
 PCG_AMG = {
     "solver": "PCG",

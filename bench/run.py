@@ -441,7 +441,7 @@ def main(argv=None) -> int:
     import problems as P
 
     meta = {
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine_info(),
         "command": "python bench/run.py " + " ".join(argv),
         "git": git_state(),
@@ -479,7 +479,7 @@ def main(argv=None) -> int:
     meta["elapsed_seconds"] = time.perf_counter() - started
 
     out = {"meta": meta, "problems": problems_meta, "results": results}
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     path = args.results or (os.path.join(args.workdir, f"results-{stamp}-quick.json") if args.quick
                             else os.path.join(HERE, "results", f"{stamp}.json"))
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

@@ -50,7 +50,7 @@ class PhaseMemory:
         self.increase = -1
         self.hwm_reset = False
 
-    def __enter__(self) -> "PhaseMemory":
+    def __enter__(self) -> PhaseMemory:
         gc.collect()
         self.hwm_reset = reset_hwm()
         self._base = status_bytes("VmRSS") if self.hwm_reset else status_bytes("VmHWM")

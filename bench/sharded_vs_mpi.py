@@ -34,12 +34,12 @@ def main() -> None:
 
     import jaxamg  # first: its XLA flags must precede the backend
 
+    # isort: split
     import jax
 
     jax.distributed.initialize(cluster_detection_method="mpi4py")
     jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
-    import numpy as np
     from mpi4py import MPI
 
     from jaxamg import matrices, mpi_utils

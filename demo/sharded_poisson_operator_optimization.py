@@ -36,6 +36,7 @@ def main(argv=None) -> int:
 
     import jaxamg  # before JAX starts a backend (XLA flags)
 
+    # isort: split
     import jax
 
     if not jax.distributed.is_initialized():  # (a test harness may have done it)

@@ -35,6 +35,7 @@ def main(argv=None) -> int:
     # a backend. Then one JAX process per MPI rank.
     import jaxamg
 
+    # isort: split
     import jax
 
     if not jax.distributed.is_initialized():  # (a test harness may have done it)

@@ -5,11 +5,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from helpers import cache_entries
 from jax.experimental import sparse as jsparse
 
 import jaxamg
 from jaxamg import matrices
-from helpers import cache_entries
 
 jax.config.update("jax_enable_x64", True)
 
@@ -112,7 +112,7 @@ def test_device_structure_hash_separates_patterns(rng):
     a, b = 5, 6 + int(np.argmax(indices[6:] != indices[5]))
     swapped[a], swapped[b] = swapped[b], swapped[a]
     moved = indptr.copy()
-    row = int(np.argmax((counts[:-1] > 1)))
+    row = int(np.argmax(counts[:-1] > 1))
     moved[row + 1] -= 1  # the last entry of `row` now belongs to row + 1
     longer = np.concatenate([indptr, [indptr[-1]]]).astype(np.int32)
     others = {digest(indptr, changed), digest(indptr, swapped), digest(moved, indices),

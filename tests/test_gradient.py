@@ -2,18 +2,17 @@
 differences: reverse mode (b, matrix values, builder parameters), forward
 mode, higher order, transforms combined."""
 
-import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import assert_grads_match_central_differences
 from jax.experimental import sparse as jsparse
 
 import jaxamg
 from jaxamg import matrices
-from helpers import assert_grads_match_central_differences
 
 jax.config.update("jax_enable_x64", True)
 

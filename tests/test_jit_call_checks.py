@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from helpers import cache_entries
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from helpers import cache_entries
 
 jax.config.update("jax_enable_x64", True)
 

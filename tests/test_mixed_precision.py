@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from helpers import assert_grads_match_central_differences, poisson2d, random_nonsymmetric
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from helpers import assert_grads_match_central_differences, poisson2d, random_nonsymmetric
 
 jax.config.update("jax_enable_x64", True)
 

@@ -114,7 +114,7 @@ def pinv(D: np.ndarray) -> np.ndarray:
     return np.linalg.pinv(D, rtol=1e-10)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pinv_of(name: str) -> np.ndarray:
     return pinv(dense(build(name)[0]))
 

@@ -192,7 +192,7 @@ def test_save_stats_file_has_both_sections(tmp_path, capsys):
     _, info = jaxamg.solve(A, b, save_stats_file=path)
     text = path.read_text()
     assert "AMG GRID STATISTICS" in text and "SOLVER ITERATIONS" in text
-    assert "Number of Levels" in text and "Total Iterations: %d" % info["iterations"] in text
+    assert "Number of Levels" in text and f"Total Iterations: {info['iterations']}" in text
     assert f"Stats saved to {path}" in capsys.readouterr().out
     with pytest.raises(ValueError, match="direct call"):
         jax.jit(lambda r: jaxamg.solve(A, r, save_stats_file=path))(b)

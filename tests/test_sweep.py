@@ -28,7 +28,7 @@ import itertools
 import os
 import re
 import zlib
-from functools import lru_cache
+from functools import cache
 
 import jax
 import jax.numpy as jnp
@@ -141,7 +141,7 @@ PROBLEMS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def problem(name: str, dtype: str):
     """(A in `dtype`, b, block_dim): A's values rounded to `dtype` once, so
     the reference solves exactly the matrix the engine sees."""
@@ -152,7 +152,7 @@ def problem(name: str, dtype: str):
     return A, b, block_dim
 
 
-@lru_cache(maxsize=None)
+@cache
 def reference(name: str, dtype: str):
     """(x from spsolve in float64, cond_2(A)) of the problem."""
     A, b, _ = problem(name, dtype)

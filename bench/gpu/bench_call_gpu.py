@@ -58,7 +58,7 @@ def measure(device, A, b, cfg, calls=200):
 
 def main():
     gpu, cpu = jax.devices("gpu")[0], jax.devices("cpu")[0]
-    print(f"# {datetime.datetime.now(datetime.timezone.utc).isoformat()} {gpu.device_kind}; "
+    print(f"# {datetime.datetime.now(datetime.UTC).isoformat()} {gpu.device_kind}; "
           f"jax {jax.__version__}")
     problems = [
         ("tridiagonal 10^4, CG", matrices.tridiagonal_matrix(10_000, 2.5, dtype=jnp.float64),

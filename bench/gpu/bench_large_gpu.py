@@ -80,7 +80,7 @@ def main():
     m = args.size
     dev = jax.devices("gpu")[0]
     cuda = _ffi.cuda_native()
-    print(f"# {datetime.datetime.now(datetime.timezone.utc).isoformat()} device: "
+    print(f"# {datetime.datetime.now(datetime.UTC).isoformat()} device: "
           f"{dev.device_kind}; jax {jax.__version__}", flush=True)
     t0 = time.perf_counter()
     indptr, indices, data = poisson3d_csr(m)

@@ -305,7 +305,7 @@ def main():
                          "with PBICGSTAB in place of PCG (the jax/CuPy CG peers are skipped)")
     args = ap.parse_args()
     dev = jax.devices("gpu")[0]
-    print(f"# {datetime.datetime.now(datetime.timezone.utc).isoformat()} device: "
+    print(f"# {datetime.datetime.now(datetime.UTC).isoformat()} device: "
           f"{dev.device_kind}; jax {jax.__version__}", flush=True)
     bw = copy_bandwidth()
     print(f"# measured device-to-device copy bandwidth: {bw / 1e12:.2f} TB/s (read + write)",

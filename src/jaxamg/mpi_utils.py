@@ -14,7 +14,8 @@ communicate import mpi4py when called.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -4,12 +4,11 @@ to the driver — the free memory comes back to its baseline, cycle after
 cycle. Skipped without a GPU."""
 
 import jax
-import numpy as np
 import scipy.sparse as sp
+from gpu_testing import cuda_module, requires_cuda
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from gpu_testing import cuda_module, requires_cuda
 
 jax.config.update("jax_enable_x64", True)
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from gpu_testing import requires_cuda
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from gpu_testing import cuda_module, requires_cuda
 from jaxamg._core import ffi as _ffi
 
 jax.config.update("jax_enable_x64", True)

@@ -59,8 +59,8 @@ def test_partition_gap(comm):
     if rank == size - 1:
         rs += 1
     A, _, _ = matrices.tridiagonal_matrix_distributed(N, 0, 1, 3.0, dtype=jnp.float64)
-    from mpi_testing import local_block
     import scipy.sparse as sp
+    from mpi_testing import local_block
 
     M = sp.csr_matrix(np.asarray(A.todense()))
     block = local_block(M, rs, re)
@@ -79,8 +79,8 @@ def test_partition_overlap(comm):
     rs, re = bounds[rank]
     if rank == 1:
         rs -= 1
-    from mpi_testing import local_block
     import scipy.sparse as sp
+    from mpi_testing import local_block
 
     A, _, _ = matrices.tridiagonal_matrix_distributed(N, 0, 1, 3.0, dtype=jnp.float64)
     block = local_block(sp.csr_matrix(np.asarray(A.todense())), rs, re)
@@ -94,11 +94,11 @@ def test_partition_overlap(comm):
 def test_rank_with_zero_rows(comm):
     if comm.Get_size() < 2:
         pytest.skip("an empty rank needs two ranks")
-    rank, size = comm.Get_rank(), comm.Get_size()
+    rank = comm.Get_rank()
     # Rank 0 owns every row, the others none.
     rs, re = (0, N) if rank == 0 else (N, N)
-    from mpi_testing import local_block
     import scipy.sparse as sp
+    from mpi_testing import local_block
 
     A, _, _ = matrices.tridiagonal_matrix_distributed(N, 0, 1, 3.0, dtype=jnp.float64)
     block = local_block(sp.csr_matrix(np.asarray(A.todense())), rs, re)

@@ -6,13 +6,18 @@ Skipped without a GPU backend (the rest of tests/mpi then runs on the
 CPU)."""
 
 import jax
+import jax.numpy as jnp  # noqa: E402
 import numpy as np
 import pytest
 import scipy.sparse.linalg as spla
-
-import jax.numpy as jnp  # noqa: E402
-from mpi_testing import assert_all, global_max, local_block, needs_native_mpi, \
-    nonsymmetric_matrix, split_rows  # noqa: E402
+from mpi_testing import (  # noqa: E402
+    assert_all,
+    global_max,
+    local_block,
+    needs_native_mpi,
+    nonsymmetric_matrix,
+    split_rows,
+)
 
 import jaxamg  # noqa: E402
 

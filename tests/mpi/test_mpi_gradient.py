@@ -9,7 +9,6 @@ pytest.importorskip("mpi4py")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
 import scipy.sparse.linalg as spla  # noqa: E402
 from jax.experimental import sparse as jsparse  # noqa: E402
 from mpi_testing import (  # noqa: E402

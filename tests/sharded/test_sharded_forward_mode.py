@@ -4,7 +4,6 @@ SciPy's direct solver on the global system; under jit the off-rank x_j of
 dA x travel by all_to_all inside shard_map. Needs the native MPI module."""
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.sparse.linalg as spla

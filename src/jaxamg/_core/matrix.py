@@ -44,7 +44,7 @@ def is_concrete(*arrays: Any) -> bool:
     return not any(_is_tracer(a) for a in arrays)
 
 
-_fingerprints: "weakref.WeakKeyDictionary[Any, tuple[int, int]]" = weakref.WeakKeyDictionary()
+_fingerprints: weakref.WeakKeyDictionary[Any, tuple[int, int]] = weakref.WeakKeyDictionary()
 
 
 def structure_fingerprint(indptr: Any, indices: Any) -> tuple[int, int]:

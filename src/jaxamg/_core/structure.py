@@ -15,9 +15,8 @@ from .matrix import CsrInput, compiled_for, on_accelerator
 @functools.lru_cache(maxsize=32)
 def _device_structure(fingerprint: tuple[int, int], indptr_bytes: bytes, indices_bytes: bytes):
     """Device copies of a concrete structure, made once per structure."""
-    import jax.numpy as jnp
-
     import jax
+    import jax.numpy as jnp
 
     indptr = np.frombuffer(indptr_bytes, dtype=np.int32)
     indices = np.frombuffer(indices_bytes, dtype=np.int32)

@@ -33,7 +33,7 @@ from typing import Any
 from .. import nullspace as ns
 from .._core.operand_order import after
 from ..config import uses_dense_lu_coarse_solver
-from ..nullspace import as_nullspace_basis, declared_specs, project_out, relative_norm
+from ..nullspace import as_nullspace_basis, declared_specs, project_out, relative_norm  # noqa: F401 (declared_specs: re-exported, _dist/validate.py imports it from here)
 from .reduce import host_max, host_sum, tree_sum
 
 NAMES = ("nullspace", "transpose_nullspace")

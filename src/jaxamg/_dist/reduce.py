@@ -21,7 +21,8 @@ is one collective; callers order consecutive ones by data dependence (see
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

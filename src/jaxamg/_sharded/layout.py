@@ -77,7 +77,7 @@ def local_device(mesh: Any):
     return mesh.devices.flat[index]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _one_device_mesh(device: Any):
     import jax
 

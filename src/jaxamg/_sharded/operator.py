@@ -38,7 +38,7 @@ def _is_traced(x: Any) -> bool:
     return isinstance(x, jax.core.Tracer)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _maps(mesh: Any, axis_name: str, comm_handle: int):
     """The two custom-VJP maps for one mesh (built once per mesh)."""
     import jax
