@@ -66,8 +66,17 @@ if TYPE_CHECKING:
 # Public submodules, importable as attributes too (``jaxamg.matrices``). The
 # last three are JAX-AMG's module paths, kept as documented re-exports.
 _SUBMODULES = (
-    "cache", "config", "matrices", "mpi_utils", "nullspace", "preconditioners", "sparsity",
-    "utils", "sharding", "sparsity_tracing", "jaxamg",
+    "cache",
+    "config",
+    "matrices",
+    "mpi_utils",
+    "nullspace",
+    "preconditioners",
+    "sparsity",
+    "utils",
+    "sharding",
+    "sparsity_tracing",
+    "jaxamg",
 )
 
 __all__ = ["ConfigError", "__version__", *_LAZY_ATTRIBUTES]

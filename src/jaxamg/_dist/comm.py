@@ -98,4 +98,3 @@ def raise_first_error(comm: Any, errors: list) -> None:
             if exc_type is ValueError:
                 exc_type = DistributedInputError
             raise exc_type(f"rank {rank}: {message}{suffix}")
-
