@@ -5,7 +5,7 @@
 #   make          the .venv with jaxamg installed editable (rerun after C++
 #                 changes: the compiled module is rebuilt only by `make`)
 #   make test     the layering check (check-layers), the import check
-#                 (check-imports), C++ tests (ctest), the
+#                 (check-imports), the Python lint (lint), C++ tests (ctest), the
 #                 C++ tests under ASan+UBSan, the fuzzers (FUZZ_SECONDS each),
 #                 Python tests (pytest) and the MPI suites under mpirun
 #                 (py-test-mpi)
@@ -13,6 +13,9 @@
 #                 (tools/check_layers.py lists the rules)
 #   make check-imports  no import cycle and no private name imported from
 #                 another module in src/jaxamg (tools/check_imports.py)
+#   make lint     ruff over the Python tree: lint, and the formatting checked
+#                 ([tool.ruff] of pyproject.toml; ruff comes with the dev extra)
+#   make format   what lint checks, fixed: ruff check --fix, then ruff format
 #   make cpp-test-sanitize   the C++ tests built with ASan+UBSan (build/asan)
 #   make fuzz     the libFuzzer targets of cpp/fuzz, FUZZ_SECONDS each (build/fuzz)
 #   make bench    benchmarks (bench/run.py)
@@ -63,7 +66,7 @@ NATIVE_INPUTS := $(shell find cpp -path cpp/tests -prune -o -print 2>/dev/null) 
 
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 
-.PHONY: venv test check-layers check-imports cpp-test py-test bench bench-report bench-plots demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs sweep
+.PHONY: venv test check-layers check-imports lint format cpp-test py-test bench bench-report bench-plots demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs sweep
 
 venv: $(VENV)/.installed
 
@@ -94,7 +97,7 @@ $(VENV)/.installed: $(VENV)/.build-deps $(NATIVE_INPUTS) | sysdeps
 	$(PIP) install -q --no-build-isolation -Cbuild-dir=$(EDITABLE_BUILD) -e '.[dev]'
 	@touch $@
 
-test: check-layers check-imports docs cpp-test cpp-test-sanitize fuzz py-test py-test-mpi
+test: check-layers check-imports lint docs cpp-test cpp-test-sanitize fuzz py-test py-test-mpi
 
 # First and cheap (no build): a backend that includes the layers above it,
 # or an engine file that includes the front ends, fails before anything
@@ -105,6 +108,18 @@ check-layers:
 # As cheap (no build, stdlib only): the Python package reads downward.
 check-imports:
 	$(PYTHON) tools/check_imports.py
+
+# ruff, from the dev extra of the venv: the lint rules and the format of
+# pyproject.toml's [tool.ruff] over every Python file (cpp/ and the Markdown
+# pages left out). `make format` fixes what it can: the lint fixes first, then
+# the formatter over their output; it fails if a violation needs a hand.
+RUFF := $(VPY) -m ruff
+lint: venv
+	$(RUFF) check .
+	$(RUFF) format --check .
+
+format: venv
+	$(RUFF) check --fix .; status=$$?; $(RUFF) format . && exit $$status
 
 cpp-test: sysdeps
 	cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -214,5 +229,5 @@ demo: venv
 
 # Only what these targets create: build/ also holds other build trees.
 clean:
-	rm -rf $(VENV) $(EDITABLE_BUILD) $(CPP_BUILD) $(DEMO_DIR) build/cp3* .pytest_cache
+	rm -rf $(VENV) $(EDITABLE_BUILD) $(CPP_BUILD) $(DEMO_DIR) build/cp3* .pytest_cache .ruff_cache
 	rm -rf $(ASAN_BUILD) $(FUZZ_BUILD)

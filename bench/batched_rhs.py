@@ -105,22 +105,28 @@ def main():
         default=["default", str(Path(__file__).parent / "configs/pcg_classical_agg1_cheby2.json")],
     )
     a = p.parse_args()
-    print(f"3-D Poisson {a.n}^3 = {a.n**3} unknowns, {a.lanes} right-hand sides, "
-          f"median of {a.repeat} rounds, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'default')}, "
-          f"{os.cpu_count()} CPUs\n")
-    print(f"| config | iterations (1 / batched lanes) | 1 solve (s) | {a.lanes} batched (s) "
-          f"| {a.lanes} sequential (s) | batched / 1 | sequential / 1 | sequential / batched "
-          f"| CPU batched / 1 | CPU sequential / 1 |")
+    print(
+        f"3-D Poisson {a.n}^3 = {a.n**3} unknowns, {a.lanes} right-hand sides, "
+        f"median of {a.repeat} rounds, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'default')}, "
+        f"{os.cpu_count()} CPUs\n"
+    )
+    print(
+        f"| config | iterations (1 / batched lanes) | 1 solve (s) | {a.lanes} batched (s) "
+        f"| {a.lanes} sequential (s) | batched / 1 | sequential / 1 | sequential / batched "
+        f"| CPU batched / 1 | CPU sequential / 1 |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name in a.configs:
         if name != "default" and not Path(name).exists():
             print(f"| {name} | (missing) |")
             continue
         r = run(a.n, a.lanes, a.repeat, name)
-        print(f"| {r['config']} | {r['iterations_one']} / {r['iterations_batched']} "
-              f"| {r['one']:.3f} | {r['batched']:.3f} | {r['sequential']:.3f} "
-              f"| {r['batched_ratio']:.2f} | {r['sequential_ratio']:.2f} | {r['speedup']:.2f} "
-              f"| {r['cpu_batched_ratio']:.2f} | {r['cpu_sequential_ratio']:.2f} |")
+        print(
+            f"| {r['config']} | {r['iterations_one']} / {r['iterations_batched']} "
+            f"| {r['one']:.3f} | {r['batched']:.3f} | {r['sequential']:.3f} "
+            f"| {r['batched_ratio']:.2f} | {r['sequential_ratio']:.2f} | {r['speedup']:.2f} "
+            f"| {r['cpu_batched_ratio']:.2f} | {r['cpu_sequential_ratio']:.2f} |"
+        )
 
 
 if __name__ == "__main__":

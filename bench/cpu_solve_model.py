@@ -99,15 +99,15 @@ def pcg_iteration_bytes(levels, p_nnz, threads: int) -> int:
         m = levels[l + 1][0]
         a, pm = matrix_bytes(n, nnz), matrix_bytes(n, p)
         partial = threads * m * (fresh + VALUE) if threads > 1 else 0
-        total += 2 * n * VALUE + n * fresh                            # pre-smooth from zero
-        total += a + pm + 2 * n * VALUE + m * fresh + partial         # restrict the residual
-        total += pm + m * VALUE + 2 * n * VALUE                       # prolongate and add
-        total += a + 4 * n * VALUE + 2 * n * fresh                    # post-smooth
+        total += 2 * n * VALUE + n * fresh  # pre-smooth from zero
+        total += a + pm + 2 * n * VALUE + m * fresh + partial  # restrict the residual
+        total += pm + m * VALUE + 2 * n * VALUE  # prolongate and add
+        total += a + 4 * n * VALUE + 2 * n * fresh  # post-smooth
     m = levels[-1][0]
-    total += m * m * VALUE                                            # coarsest: dense LU
+    total += m * m * VALUE  # coarsest: dense LU
     n, nnz = levels[0]
-    total += matrix_bytes(n, nnz) + n * VALUE + n * fresh             # q = A p
-    total += (2 + 3 + 2 + 3 + 3 + 1) * n * VALUE                      # dots, norm, updates
+    total += matrix_bytes(n, nnz) + n * VALUE + n * fresh  # q = A p
+    total += (2 + 3 + 2 + 3 + 3 + 1) * n * VALUE  # dots, norm, updates
     return total
 
 
@@ -141,26 +141,45 @@ def iteration_rows(sizes, repeat, threads):
         bandwidth = update_bandwidth(threads, max(repeat, 20), working)
         per_iter, floor = t / its, model / bandwidth
         complexity = sum(nnz for _, nnz in levels) / levels[0][1]
-        rows.append((f"{n3d}^3", len(levels), f"{complexity:.2f}", its, f"{t:.3f}",
-                     f"{working / 2**20:.0f}", f"{bandwidth / 1e9:.1f}", f"{model / 1e6:.0f}",
-                     f"{1e3 * floor:.2f}", f"{1e3 * per_iter:.2f}", f"{floor / per_iter:.0%}"))
+        rows.append(
+            (
+                f"{n3d}^3",
+                len(levels),
+                f"{complexity:.2f}",
+                its,
+                f"{t:.3f}",
+                f"{working / 2**20:.0f}",
+                f"{bandwidth / 1e9:.1f}",
+                f"{model / 1e6:.0f}",
+                f"{1e3 * floor:.2f}",
+                f"{1e3 * per_iter:.2f}",
+                f"{floor / per_iter:.0%}",
+            )
+        )
     return rows
 
 
 def adjoint_rows(n3d, repeat):
     rows = []
     rng = np.random.default_rng(0)
-    for name, skew, config in (("symmetric, PCG", 0.0, PCG_AMG),
-                               ("nonsymmetric (skew 0.3), FGMRES", 0.3, FGMRES_AMG)):
+    for name, skew, config in (
+        ("symmetric, PCG", 0.0, PCG_AMG),
+        ("nonsymmetric (skew 0.3), FGMRES", 0.3, FGMRES_AMG),
+    ):
         A = matrices.poisson3d_matrix(n3d, skew=skew, dtype=np.float64)
         b = np.asarray(matrices.rhs_random(n3d**3, seed=1, dtype=np.float64))
         s = setup_solver(config, A)
         timed(s, b, 1, transpose=True)  # builds the transposed hierarchy once
         x, t_fwd, its_fwd = timed(s, b, repeat)
-        for label, g in (("b", b), ("2x (sum(x**2))", 2 * x), ("random", rng.standard_normal(b.size))):
+        for label, g in (
+            ("b", b),
+            ("2x (sum(x**2))", 2 * x),
+            ("random", rng.standard_normal(b.size)),
+        ):
             _, t, its = timed(s, g, repeat, transpose=True)
-            rows.append((name, label, its_fwd, f"{t_fwd:.3f}", its, f"{t:.3f}",
-                         f"{1 + t / t_fwd:.2f}"))
+            rows.append(
+                (name, label, its_fwd, f"{t_fwd:.3f}", its, f"{t:.3f}", f"{1 + t / t_fwd:.2f}")
+            )
     return rows
 
 
@@ -178,25 +197,62 @@ def main():
     args = p.parse_args()
     threads = int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1))
     memory = update_bandwidth(threads, args.repeat, 1 << 30)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=os.path.dirname(__file__)).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        cwd=os.path.dirname(__file__),
+    ).stdout.strip()
     print(f"## CPU solve against its traffic model — {datetime.date.today()}\n")
-    print(f"- machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}; "
-          f"{threads} threads; commit {commit}")
-    print(f"- command: `.venv/bin/python bench/cpu_solve_model.py "
-          f"--sizes {' '.join(map(str, args.sizes))} --adjoint-size {args.adjoint_size} "
-          f"--repeat {args.repeat}`")
-    print(f"- bandwidth of a += b on 2 x 512 MiB ({threads} threads): {memory / 1e9:.1f} GB/s; "
-          "the table's is that of the hierarchy's size\n")
-    print(table(["problem", "levels", "op. cx", "iterations", "solve s", "working set MiB",
-                 "a += b at that size GB/s", "model MB/iter", "floor ms/iter",
-                 "measured ms/iter", "floor / measured"],
-                iteration_rows(args.sizes, args.repeat, threads)))
-    print(f"\nForward and transposed solves on one setup, {args.adjoint_size}^3 "
-          "(a warm gradient costs about forward + transposed):\n")
-    print(table(["problem", "adjoint rhs", "forward its", "forward s", "transposed its",
-                 "transposed s", "(forward + transposed) / forward"],
-                adjoint_rows(args.adjoint_size, args.repeat)))
+    print(
+        f"- machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}; "
+        f"{threads} threads; commit {commit}"
+    )
+    print(
+        f"- command: `.venv/bin/python bench/cpu_solve_model.py "
+        f"--sizes {' '.join(map(str, args.sizes))} --adjoint-size {args.adjoint_size} "
+        f"--repeat {args.repeat}`"
+    )
+    print(
+        f"- bandwidth of a += b on 2 x 512 MiB ({threads} threads): {memory / 1e9:.1f} GB/s; "
+        "the table's is that of the hierarchy's size\n"
+    )
+    print(
+        table(
+            [
+                "problem",
+                "levels",
+                "op. cx",
+                "iterations",
+                "solve s",
+                "working set MiB",
+                "a += b at that size GB/s",
+                "model MB/iter",
+                "floor ms/iter",
+                "measured ms/iter",
+                "floor / measured",
+            ],
+            iteration_rows(args.sizes, args.repeat, threads),
+        )
+    )
+    print(
+        f"\nForward and transposed solves on one setup, {args.adjoint_size}^3 "
+        "(a warm gradient costs about forward + transposed):\n"
+    )
+    print(
+        table(
+            [
+                "problem",
+                "adjoint rhs",
+                "forward its",
+                "forward s",
+                "transposed its",
+                "transposed s",
+                "(forward + transposed) / forward",
+            ],
+            adjoint_rows(args.adjoint_size, args.repeat),
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,11 @@ CONFIG = {"solver": "CG", "tolerance": 1e-8, "max_iters": 200}
 def main() -> None:
     A = matrices.tridiagonal_matrix(10_000, 2.5, dtype=jnp.float64)
     b = matrices.rhs_random(10_000, seed=0, dtype=jnp.float64)
-    solve = jax.jit(lambda d, r: jaxamg.solve(
-        jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape), r, config=CONFIG)[0])
+    solve = jax.jit(
+        lambda d, r: jaxamg.solve(
+            jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape), r, config=CONFIG
+        )[0]
+    )
 
     def fastest_us(calls: int = 200) -> float:
         solve(A.data, b).block_until_ready()
@@ -43,8 +46,10 @@ def main() -> None:
     before = fastest_us()
     jax.grad(lambda r: jnp.sum(jaxamg.solve(A, r, config=CONFIG)[0] ** 2))(b).block_until_ready()
     after = fastest_us()
-    print(f"jitted 10^4 CG solve: {before:.0f} µs before an eager gradient, {after:.0f} µs after "
-          f"({after / before:.2f}x)")
+    print(
+        f"jitted 10^4 CG solve: {before:.0f} µs before an eager gradient, {after:.0f} µs after "
+        f"({after / before:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

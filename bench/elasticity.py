@@ -74,40 +74,58 @@ def run_engine(A, b, dim, modes, config_text):
 
     t0 = time.perf_counter()
     s = engine.EngineSolver(config_text, "float64")
-    s.setup(A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data, block_dim=dim,
-            near_nullspace=None if modes is None else np.ascontiguousarray(modes))
+    s.setup(
+        A.indptr.astype(np.int32),
+        A.indices.astype(np.int32),
+        A.data,
+        block_dim=dim,
+        near_nullspace=None if modes is None else np.ascontiguousarray(modes),
+    )
     t1 = time.perf_counter()
     x, info = s.solve(b)
     t2 = time.perf_counter()
     levels = s.hierarchy()
     complexity = sum(nnz for _, nnz in levels) / A.nnz
-    return {"iterations": info["iterations"], "setup": t1 - t0, "solve": t2 - t1,
-            "complexity": complexity, "levels": len(levels),
-            "residual": relative_residual(A, np.asarray(x), b), "status": info["status_name"]}
+    return {
+        "iterations": info["iterations"],
+        "setup": t1 - t0,
+        "solve": t2 - t1,
+        "complexity": complexity,
+        "levels": len(levels),
+        "residual": relative_residual(A, np.asarray(x), b),
+        "status": info["status_name"],
+    }
 
 
 def run_pyamg(A, b, dim, modes):
     import pyamg
 
     t0 = time.perf_counter()
-    ml = pyamg.smoothed_aggregation_solver(A.tobsr(blocksize=(dim, dim)), B=modes,
-                                           max_coarse=300)
+    ml = pyamg.smoothed_aggregation_solver(A.tobsr(blocksize=(dim, dim)), B=modes, max_coarse=300)
     t1 = time.perf_counter()
     residuals: list[float] = []
     x = ml.solve(b, tol=TOL, accel="cg", maxiter=500, residuals=residuals)
     t2 = time.perf_counter()
-    return {"iterations": len(residuals) - 1, "setup": t1 - t0, "solve": t2 - t1,
-            "complexity": ml.operator_complexity(), "levels": len(ml.levels),
-            "residual": relative_residual(A, x, b), "status": ""}
+    return {
+        "iterations": len(residuals) - 1,
+        "setup": t1 - t0,
+        "solve": t2 - t1,
+        "complexity": ml.operator_complexity(),
+        "levels": len(ml.levels),
+        "residual": relative_residual(A, x, b),
+        "status": "",
+    }
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dims", type=int, nargs="+", default=[2, 3])
-    p.add_argument("--sizes2", type=int, nargs="+", default=[32, 64, 128, 256],
-                   help="cells per side in 2D")
-    p.add_argument("--sizes3", type=int, nargs="+", default=[8, 16, 24],
-                   help="cells per side in 3D")
+    p.add_argument(
+        "--sizes2", type=int, nargs="+", default=[32, 64, 128, 256], help="cells per side in 2D"
+    )
+    p.add_argument(
+        "--sizes3", type=int, nargs="+", default=[8, 16, 24], help="cells per side in 3D"
+    )
     p.add_argument("--config", default=CONFIG, help="engine config (AmgX JSON)")
     p.add_argument("--no-pyamg", action="store_true")
     args = p.parse_args()
@@ -122,21 +140,27 @@ def main() -> None:
         for cells in args.sizes2 if dim == 2 else args.sizes3:
             A, b, coords = elasticity(dim, cells)
             modes = jaxamg.rigid_body_modes(coords)
-            runs = [("jaxamg SA + rigid modes", run_engine(A, b, dim, modes, config_text)),
-                    ("jaxamg SA, translations only", run_engine(A, b, dim, None, config_text))]
+            runs = [
+                ("jaxamg SA + rigid modes", run_engine(A, b, dim, modes, config_text)),
+                ("jaxamg SA, translations only", run_engine(A, b, dim, None, config_text)),
+            ]
             if not args.no_pyamg:
                 runs.append(("PyAMG SA + rigid modes", run_pyamg(A, b, dim, modes)))
             for name, r in runs:
                 rows.append((f"{dim}D {cells}^{dim}", A.shape[0], name, r))
                 print(f"# {dim}D {cells}: {name}: {r}", flush=True)
     print()
-    print("| problem | unknowns | solver | iterations | setup s | solve s | op. complexity "
-          "| levels | final rel. residual |")
+    print(
+        "| problem | unknowns | solver | iterations | setup s | solve s | op. complexity "
+        "| levels | final rel. residual |"
+    )
     print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for problem, n, name, r in rows:
-        print(f"| {problem} | {n} | {name} | {r['iterations']} | {r['setup']:.3f} | "
-              f"{r['solve']:.3f} | {r['complexity']:.2f} | {r['levels']} | "
-              f"{r['residual']:.1e} |")
+        print(
+            f"| {problem} | {n} | {name} | {r['iterations']} | {r['setup']:.3f} | "
+            f"{r['solve']:.3f} | {r['complexity']:.2f} | {r['levels']} | "
+            f"{r['residual']:.1e} |"
+        )
 
 
 if __name__ == "__main__":

@@ -23,10 +23,12 @@ import runner_common as rc  # noqa: E402
 def engine_available(python: str | None = None) -> tuple[bool, str]:
     """Can ``python`` import jaxamg._engine?  Returns (ok, message)."""
     import subprocess
+
     python = python or sys.executable
     try:
-        r = subprocess.run([python, "-c", "import jaxamg._engine"], capture_output=True,
-                           text=True, timeout=120)
+        r = subprocess.run(
+            [python, "-c", "import jaxamg._engine"], capture_output=True, text=True, timeout=120
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         return False, str(e)
     return r.returncode == 0, (r.stderr.strip().splitlines() or [""])[-1]
@@ -48,6 +50,7 @@ def main() -> None:
     args = p.parse_args()
 
     import numpy as np
+
     import jaxamg._engine as eng
 
     with open(args.config) as f:
@@ -86,21 +89,24 @@ def main() -> None:
                     log = str(s.take_log())
                 except Exception as e:  # the log is informative only
                     log = f"take_log failed: {e}"
-            out.update({
-                "x": np.array(x, dtype=np.float64, copy=True),
-                "iterations": int(info.get("iterations", -1)),
-                "reported_residual": (hist[-1] / hist[0]) if len(hist) > 1 and hist[0] else
-                                     (float(info["residual"]) if "residual" in info else None),
-                "status": str(info.get("status_name", info.get("status", "?"))),
-                "engine_setup_seconds": info.get("setup_seconds"),
-                "engine_solve_seconds": info.get("solve_seconds"),
-                "setup_peak_increase_bytes": setup_mem.increase,
-                "solve_peak_increase_bytes": solve_mem.increase,
-                "hwm_reset": setup_mem.hwm_reset,
-                # False when the engine had to copy (a matrix it reordered).
-                "borrows_matrix": bool(getattr(s, "borrows_matrix", False)),
-                "engine_log_tail": log[-4000:],
-            })
+            out.update(
+                {
+                    "x": np.array(x, dtype=np.float64, copy=True),
+                    "iterations": int(info.get("iterations", -1)),
+                    "reported_residual": (hist[-1] / hist[0])
+                    if len(hist) > 1 and hist[0]
+                    else (float(info["residual"]) if "residual" in info else None),
+                    "status": str(info.get("status_name", info.get("status", "?"))),
+                    "engine_setup_seconds": info.get("setup_seconds"),
+                    "engine_solve_seconds": info.get("solve_seconds"),
+                    "setup_peak_increase_bytes": setup_mem.increase,
+                    "solve_peak_increase_bytes": solve_mem.increase,
+                    "hwm_reset": setup_mem.hwm_reset,
+                    # False when the engine had to copy (a matrix it reordered).
+                    "borrows_matrix": bool(getattr(s, "borrows_matrix", False)),
+                    "engine_log_tail": log[-4000:],
+                }
+            )
         del s
         return out
 
@@ -111,11 +117,17 @@ def main() -> None:
     if version is None:
         try:
             import jaxamg
+
             version = getattr(jaxamg, "__version__", "unknown")
         except Exception:
             version = "unknown"
-    res.update({"threads": int(threads), "version": f"jaxamg {version}",
-                "settings": os.path.basename(args.config)})
+    res.update(
+        {
+            "threads": int(threads),
+            "version": f"jaxamg {version}",
+            "settings": os.path.basename(args.config),
+        }
+    )
     rc.emit(res, x, args.xout)
 
 

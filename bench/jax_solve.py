@@ -32,18 +32,21 @@ import numpy as np
 
 jax.config.update("jax_enable_x64", True)
 
+from jax.experimental import sparse as jsparse  # noqa: E402
+
 import jaxamg  # noqa: E402
 from jaxamg import matrices  # noqa: E402
 from jaxamg._native import engine as _load_engine  # noqa: E402  (applies the OpenMP settings)
 from jaxamg.config import prepare_config  # noqa: E402
-from jax.experimental import sparse as jsparse  # noqa: E402
 
 PCG_AMG = {
     "solver": "PCG",
     "tolerance": 1e-8,
     "max_iters": 100,
     "preconditioner": {
-        "solver": "AMG", "interp_max_elements": 4, "strength_threshold": 0.25,
+        "solver": "AMG",
+        "interp_max_elements": 4,
+        "strength_threshold": 0.25,
         "smoother": {"scope": "amg_smoother", "solver": "JACOBI_L1"},
         "dense_lu_num_rows": 128,
     },
@@ -88,12 +91,16 @@ def overhead(repeat):
     """A jitted, cached solve against the engine's own solve time, forward
     and adjoint (the A^T solve of jax.grad on the forward setup)."""
     A, b, cfg = overhead_problem()
-    f = jax.jit(lambda d, r: jaxamg.solve(jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape),
-                                          r, config=cfg)[0])
+    f = jax.jit(
+        lambda d, r: jaxamg.solve(
+            jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape), r, config=cfg
+        )[0]
+    )
     # The adjoint alone: the transpose of the solve, jitted (its setup is the
     # forward's; A is not declared symmetric, so the engine solves with A^T).
-    adjoint = jax.jit(lambda ct: jax.linear_transpose(
-        lambda r: jaxamg.solve(A, r, config=cfg)[0], b)(ct)[0])
+    adjoint = jax.jit(
+        lambda ct: jax.linear_transpose(lambda r: jaxamg.solve(A, r, config=cfg)[0], b)(ct)[0]
+    )
     f(A.data, b).block_until_ready()
     adjoint(b).block_until_ready()
     times = {"jit": [], "engine": [], "jit_adjoint": [], "engine_adjoint": []}
@@ -108,20 +115,32 @@ def overhead(repeat):
             t = time.perf_counter()
             adjoint(b).block_until_ready()
             times["jit_adjoint"].append(time.perf_counter() - t)
-        out = subprocess.run([sys.executable, __file__, "--engine-reference", "40"],
-                             capture_output=True, text=True, check=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, __file__, "--engine-reference", "40"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         times["engine"].append(float(out[-2]))
         times["engine_adjoint"].append(float(out[-1]))
     rows = []
     # The target is set for the forward solve; the adjoint's overhead is reported.
     for label, jit_key, engine_key, target in (
-            ("", "jit", "engine", True),
-            (" adjoint (A^T)", "jit_adjoint", "engine_adjoint", False)):
+        ("", "jit", "engine", True),
+        (" adjoint (A^T)", "jit_adjoint", "engine_adjoint", False),
+    ):
         t_jax, t_eng = min(times[jit_key]), min(times[engine_key])
         met = "yes" if t_jax - t_eng <= 100e-6 else "no"
-        rows.append((f"overhead: jitted cached CG{label}, tridiagonal 10^4", f"{t_jax*1e6:.0f} µs",
-                     f"engine solve {t_eng*1e6:.0f} µs", f"{(t_jax - t_eng)*1e6:.0f} µs",
-                     "≤ 100 µs" if target else "(reported)", met if target else "—"))
+        rows.append(
+            (
+                f"overhead: jitted cached CG{label}, tridiagonal 10^4",
+                f"{t_jax * 1e6:.0f} µs",
+                f"engine solve {t_eng * 1e6:.0f} µs",
+                f"{(t_jax - t_eng) * 1e6:.0f} µs",
+                "≤ 100 µs" if target else "(reported)",
+                met if target else "—",
+            )
+        )
     return rows
 
 
@@ -140,8 +159,11 @@ def gradient(n3d, repeat):
             return M
 
         fwd = jax.jit(lambda d, r: jaxamg.solve(build(d), r, config=cfg)[0])
-        grad = jax.jit(jax.grad(lambda d, r: jnp.sum(jaxamg.solve(build(d), r, config=cfg)[0] ** 2),
-                                argnums=(0, 1)))
+        grad = jax.jit(
+            jax.grad(
+                lambda d, r: jnp.sum(jaxamg.solve(build(d), r, config=cfg)[0] ** 2), argnums=(0, 1)
+            )
+        )
         fwd(A.data, b).block_until_ready()
         jax.block_until_ready(grad(A.data, b))
         warm_f, _ = best(lambda: fwd(A.data, b), repeat)
@@ -151,16 +173,27 @@ def gradient(n3d, repeat):
             def run():
                 jaxamg.clear_solver_cache()
                 return fn(A.data, b)
+
             return run
 
         cold_f, _ = best(cold(fwd), repeat)
         cold_g, _ = best(cold(grad), repeat)
         target = 1.3 if skew == 0.0 else 2.0
-        for label, f_t, g_t in (("warm cache", warm_f, warm_g), ("cold cache (setup each call)", cold_f, cold_g)):
+        for label, f_t, g_t in (
+            ("warm cache", warm_f, warm_g),
+            ("cold cache (setup each call)", cold_f, cold_g),
+        ):
             ratio = g_t / f_t
-            rows.append((f"grad/forward, {name} 3-D Poisson {n3d}^3, {label}", f"{g_t:.3f} s",
-                         f"forward {f_t:.3f} s", f"{ratio:.2f}×", f"≤ {target}×",
-                         "yes" if ratio <= target else "no"))
+            rows.append(
+                (
+                    f"grad/forward, {name} 3-D Poisson {n3d}^3, {label}",
+                    f"{g_t:.3f} s",
+                    f"forward {f_t:.3f} s",
+                    f"{ratio:.2f}×",
+                    f"≤ {target}×",
+                    "yes" if ratio <= target else "no",
+                )
+            )
     return rows
 
 
@@ -174,6 +207,7 @@ def batching(n3d, repeat):
         def run():
             jaxamg.clear_solver_cache()
             return fn(arg)
+
         return run
 
     one(B[0]).block_until_ready()
@@ -181,29 +215,45 @@ def batching(n3d, repeat):
     t1, _ = best(cold(one, B[0]), repeat)
     t8, _ = best(cold(many, B), repeat)
     ratio = t8 / t1
-    return [(f"vmap over 8 right-hand sides, 3-D Poisson {n3d}^3 (setup included)", f"{t8:.3f} s",
-             f"one rhs {t1:.3f} s", f"{ratio:.2f}×", "≤ 4×", "yes" if ratio <= 4 else "no")]
+    return [
+        (
+            f"vmap over 8 right-hand sides, 3-D Poisson {n3d}^3 (setup included)",
+            f"{t8:.3f} s",
+            f"one rhs {t1:.3f} s",
+            f"{ratio:.2f}×",
+            "≤ 4×",
+            "yes" if ratio <= 4 else "no",
+        )
+    ]
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n3d", type=int, default=64)
     p.add_argument("--repeat", type=int, default=5)
-    p.add_argument("--engine-reference", type=int, default=0, metavar="CALLS",
-                   help=argparse.SUPPRESS)
+    p.add_argument(
+        "--engine-reference", type=int, default=0, metavar="CALLS", help=argparse.SUPPRESS
+    )
     args = p.parse_args()
     if args.engine_reference:
         engine_reference(args.engine_reference)
         return
     rows = overhead(args.repeat) + gradient(args.n3d, args.repeat) + batching(args.n3d, args.repeat)
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.processor())
+    cpu = next(
+        (l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")),
+        platform.processor(),
+    )
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         commit = "?"
     print(f"\n## JAX layer — {datetime.date.today()}\n")
     print(f"- machine: {os.cpu_count()} cores, {cpu}; jax {jax.__version__}; commit {commit}")
-    print(f"- command: `.venv/bin/python bench/jax_solve.py --n3d {args.n3d} --repeat {args.repeat}`")
+    print(
+        f"- command: `.venv/bin/python bench/jax_solve.py --n3d {args.n3d} --repeat {args.repeat}`"
+    )
     print(f"- load average at end: {os.getloadavg()[0]:.2f}\n")
     print("| measurement | time | reference | ratio / overhead | target | met? |")
     print("|---|---|---|---|---|---|")

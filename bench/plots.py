@@ -54,8 +54,10 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise SystemExit("bench/plots.py needs the package matplotlib: `make venv` installs it "
-                         "(dev extra of pyproject.toml), or `pip install matplotlib`.") from None
+        raise SystemExit(
+            "bench/plots.py needs the package matplotlib: `make venv` installs it "
+            "(dev extra of pyproject.toml), or `pip install matplotlib`."
+        ) from None
 
     matplotlib.use("Agg")  # files only, no display
     import matplotlib.pyplot as plt
@@ -67,8 +69,10 @@ def page_results() -> str:
     """The results file of the page's 3-D Poisson table."""
     found = report.latest_run("poisson3d")
     if not found:
-        raise SystemExit("bench/plots.py: no bench/results/*.json with poisson3d and a peer; "
-                         "run bench/run.py first.")
+        raise SystemExit(
+            "bench/plots.py: no bench/results/*.json with poisson3d and a peer; "
+            "run bench/run.py first."
+        )
     return found[0]
 
 
@@ -101,8 +105,9 @@ def _solve_seconds(p: dict) -> float | None:
 def _short_label(record: dict) -> str:
     if record["kind"] == "engine":
         return f"jaxamg ({record['settings'].removesuffix('.json')}, {record['threads']} thr)"
-    return record["label"].split(" (")[0] + (" θ " + record["solver"].split("-t")[1]
-                                              if record["solver"].startswith("hypre-t") else "")
+    return record["label"].split(" (")[0] + (
+        " θ " + record["solver"].split("-t")[1] if record["solver"].startswith("hypre-t") else ""
+    )
 
 
 def plot_cpu_time_vs_n(results_path: str, out_dir: str, family: str = "poisson3d") -> str:
@@ -117,7 +122,8 @@ def plot_cpu_time_vs_n(results_path: str, out_dir: str, family: str = "poisson3d
     for r in data["results"]:
         if r["problem"] in problems and r.get("converged"):
             series.setdefault(_short_label(r), []).append(
-                (problems[r["problem"]]["rows"], r["total_seconds"], r["solve_seconds"]))
+                (problems[r["problem"]]["rows"], r["total_seconds"], r["solve_seconds"])
+            )
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for label, points in sorted(series.items()):
         points.sort()
@@ -130,8 +136,11 @@ def plot_cpu_time_vs_n(results_path: str, out_dir: str, family: str = "poisson3d
         ax.set_xlabel("unknowns")
     axes[0].set_ylabel("seconds")
     meta = data["meta"]
-    fig.suptitle(f"3-D Poisson to relative residual 1e-8, {meta['machine']['cpu']}, "
-                 f"{meta['machine']['nproc']} cores ({meta['date']})", fontsize=10)
+    fig.suptitle(
+        f"3-D Poisson to relative residual 1e-8, {meta['machine']['cpu']}, "
+        f"{meta['machine']['nproc']} cores ({meta['date']})",
+        fontsize=10,
+    )
     return _finish(fig, axes, out_dir, "cpu_time_vs_n.png")
 
 
@@ -144,8 +153,13 @@ def plot_gpu_solve_vs_n(out_dir: str) -> str | None:
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     for label, points in sorted(series.items()):
         points.sort()
-        ax.loglog([p[0] for p in points], [p[1] for p in points], marker="o", label=label,
-                  linewidth=2.2 if label.startswith("jaxamg") else 1.2)
+        ax.loglog(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            marker="o",
+            label=label,
+            linewidth=2.2 if label.startswith("jaxamg") else 1.2,
+        )
     ax.set_xlabel("unknowns")
     ax.set_ylabel("solve seconds")
     ax.set_title("3-D Poisson on one GPU, float64 solve to relative residual 1e-8", fontsize=10)
@@ -162,19 +176,27 @@ def plot_iterations_vs_n(results_path: str, out_dir: str) -> str:
     for r in data["results"]:
         if r["problem"] in problems and r.get("converged") and r.get("iterations") is not None:
             cpu.setdefault(f"{_short_label(r)} (CPU)", []).append(
-                (problems[r["problem"]]["rows"], r["iterations"]))
+                (problems[r["problem"]]["rows"], r["iterations"])
+            )
     gpu = _series(gpu_points(), lambda p: p.get("iterations"))
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     for label, points in sorted(cpu.items()) + sorted(gpu.items()):
         points.sort()
-        ax.semilogx([p[0] for p in points], [p[1] for p in points], marker="o", label=label,
-                    linestyle="-" if label.endswith("(CPU)") else "--",
-                    linewidth=2.2 if label.startswith("jaxamg") else 1.2)
+        ax.semilogx(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            marker="o",
+            label=label,
+            linestyle="-" if label.endswith("(CPU)") else "--",
+            linewidth=2.2 if label.startswith("jaxamg") else 1.2,
+        )
     ax.set_yscale("log")
     ax.set_xlabel("unknowns")
     ax.set_ylabel("Krylov iterations to 1e-8")
-    ax.set_title(f"3-D Poisson: CPU run of {data['meta']['date']}; GPU runs of bench/results/latest",
-                 fontsize=10)
+    ax.set_title(
+        f"3-D Poisson: CPU run of {data['meta']['date']}; GPU runs of bench/results/latest",
+        fontsize=10,
+    )
     return _finish(fig, [ax], out_dir, "iterations_vs_n.png")
 
 
@@ -204,8 +226,9 @@ def residual_histories(n: int = 64) -> dict[str, list[float]]:
         h = np.asarray(info["residual_history"], dtype=float)
         histories[label] = list(h / h[0])
     # SciPy's CG from x0 = 0: the true residual after every iteration.
-    A_sp = sp.csr_matrix((np.asarray(A.data, float), np.asarray(A.indices),
-                          np.asarray(A.indptr)), shape=A.shape)
+    A_sp = sp.csr_matrix(
+        (np.asarray(A.data, float), np.asarray(A.indices), np.asarray(A.indptr)), shape=A.shape
+    )
     b_np = np.asarray(b)
     scipy_history = [1.0]
 
@@ -223,9 +246,12 @@ def plot_residual_history(out_dir: str, n: int = 64) -> str:
     fig, ax = plt.subplots(figsize=(6.4, 4))
     shown = 40  # the AMG solves end long before; SciPy's count goes in its label
     for label, h in residual_histories(n).items():
-        ax.semilogy(range(min(len(h), shown + 1)), h[: shown + 1],
-                    label=f"{label}: {len(h) - 1} iterations",
-                    linewidth=2.2 if label.startswith("jaxamg") else 1.2)
+        ax.semilogy(
+            range(min(len(h), shown + 1)),
+            h[: shown + 1],
+            label=f"{label}: {len(h) - 1} iterations",
+            linewidth=2.2 if label.startswith("jaxamg") else 1.2,
+        )
     ax.set_xlim(0, shown)
     ax.set_xlabel("iteration")
     ax.set_ylabel("||b - A x|| / ||b||")
@@ -237,15 +263,21 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", help="bench/run.py results JSON (default: the page's run)")
     parser.add_argument("--out", default=os.path.join(REPO, "docs", "images"))
-    parser.add_argument("--residual-history", action="store_true",
-                        help="also solve afresh for residual_history.png (needs the built engine)")
+    parser.add_argument(
+        "--residual-history",
+        action="store_true",
+        help="also solve afresh for residual_history.png (needs the built engine)",
+    )
     parser.add_argument("--grid", type=int, default=64, help="side of the residual-history grid")
     args = parser.parse_args(argv)
     _pyplot()  # a missing matplotlib stops here, before anything is written
     os.makedirs(args.out, exist_ok=True)
     results = args.results or page_results()
-    written = [plot_cpu_time_vs_n(results, args.out), plot_iterations_vs_n(results, args.out),
-               plot_gpu_solve_vs_n(args.out)]
+    written = [
+        plot_cpu_time_vs_n(results, args.out),
+        plot_iterations_vs_n(results, args.out),
+        plot_gpu_solve_vs_n(args.out),
+    ]
     if args.residual_history:
         written.append(plot_residual_history(args.out, args.grid))
     for path in filter(None, written):

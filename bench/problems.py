@@ -75,8 +75,9 @@ class Problem:
 def parse_pid(pid: str) -> tuple[str, int]:
     family, _, n = pid.rpartition("-")
     if family not in FAMILIES or not n.isdigit():
-        raise ValueError(f"unknown problem id {pid!r}; use one of "
-                         f"{', '.join(f + '-N' for f in FAMILIES)}")
+        raise ValueError(
+            f"unknown problem id {pid!r}; use one of {', '.join(f + '-N' for f in FAMILIES)}"
+        )
     return family, int(n)
 
 
@@ -118,7 +119,7 @@ def jump3d(n: int, contrast: float = JUMP_CONTRAST, blocks: int = JUMP_BLOCKS) -
     blk = (idx * blocks) // n
     bi, bj, bl = np.meshgrid(blk, blk, blk, indexing="ij")
     k = np.where((bi + bj + bl) % 2 == 1, contrast, 1.0).ravel()
-    N = n ** 3
+    N = n**3
     ids = np.arange(N).reshape(n, n, n)
     diag = np.zeros(N)
     rows, cols, vals = [], [], []
@@ -145,12 +146,15 @@ def jump3d(n: int, contrast: float = JUMP_CONTRAST, blocks: int = JUMP_BLOCKS) -
     rows.append(np.arange(N))
     cols.append(np.arange(N))
     vals.append(diag)
-    A = sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(N, N))
+    A = sp.coo_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(N, N)
+    )
     return _finish(A)
 
 
-def convdiff2d(n: int, eps: float = CONVDIFF_EPS, angle_deg: float = CONVDIFF_ANGLE_DEG) -> sp.csr_matrix:
+def convdiff2d(
+    n: int, eps: float = CONVDIFF_EPS, angle_deg: float = CONVDIFF_ANGLE_DEG
+) -> sp.csr_matrix:
     h = 1.0 / (n + 1)
     wx = math.cos(math.radians(angle_deg))
     wy = math.sin(math.radians(angle_deg))
@@ -160,8 +164,11 @@ def convdiff2d(n: int, eps: float = CONVDIFF_EPS, angle_deg: float = CONVDIFF_AN
         lower = -eps - h * max(w, 0.0)
         upper = -eps + h * min(w, 0.0)
         main = 2 * eps + h * abs(w)
-        return sp.diags([lower * np.ones(n - 1), main * np.ones(n), upper * np.ones(n - 1)],
-                        [-1, 0, 1], format="csr")
+        return sp.diags(
+            [lower * np.ones(n - 1), main * np.ones(n), upper * np.ones(n - 1)],
+            [-1, 0, 1],
+            format="csr",
+        )
 
     I = sp.identity(n, format="csr")
     A = sp.kron(one_d(wx), I) + sp.kron(I, one_d(wy))
@@ -179,6 +186,7 @@ def make_problem(pid: str) -> Problem:
 
 
 # ---- on-disk formats ---------------------------------------------------------
+
 
 def write_npz(prob: Problem, path: str) -> None:
     np.savez(path, indptr=prob.A.indptr, indices=prob.A.indices, data=prob.A.data, b=prob.b)
@@ -213,11 +221,20 @@ def materialize(pid: str, workdir: str) -> dict:
     npz = os.path.join(workdir, f"{pid}.npz")
     binp = os.path.join(workdir, f"{pid}.bin")
     prob = make_problem(pid)
-    write_npz(prob, npz)   # always rewritten, so a changed generator never
+    write_npz(prob, npz)  # always rewritten, so a changed generator never
     write_bin(prob, binp)  # leaves stale files behind
-    return {"pid": pid, "family": prob.family, "n": prob.n, "rows": prob.rows, "nnz": prob.nnz,
-            "csr_bytes": prob.csr_bytes, "symmetric": prob.symmetric,
-            "description": prob.description, "npz": npz, "bin": binp}
+    return {
+        "pid": pid,
+        "family": prob.family,
+        "n": prob.n,
+        "rows": prob.rows,
+        "nnz": prob.nnz,
+        "csr_bytes": prob.csr_bytes,
+        "symmetric": prob.symmetric,
+        "description": prob.description,
+        "npz": npz,
+        "bin": binp,
+    }
 
 
 if __name__ == "__main__":  # quick self-check
@@ -226,5 +243,7 @@ if __name__ == "__main__":  # quick self-check
         A = p.A
         sym = abs(A - A.T).max()
         rowsum_min = np.asarray(A.sum(axis=1)).min()
-        print(f"{pid:14s} N={p.rows:6d} nnz={p.nnz:7d} asym={sym:.2e} "
-              f"min rowsum={rowsum_min:.3e} diag>0={bool((A.diagonal() > 0).all())}")
+        print(
+            f"{pid:14s} N={p.rows:6d} nnz={p.nnz:7d} asym={sym:.2e} "
+            f"min rowsum={rowsum_min:.3e} diag>0={bool((A.diagonal() > 0).all())}"
+        )

@@ -34,8 +34,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
-RATIO_PEERS = [("pyamg-rs", "PyAMG RS"), ("pyamg-sa", "PyAMG SA"), ("hypre", "best hypre"),
-               ("scipy", "SciPy")]
+RATIO_PEERS = [
+    ("pyamg-rs", "PyAMG RS"),
+    ("pyamg-sa", "PyAMG SA"),
+    ("hypre", "best hypre"),
+    ("scipy", "SciPy"),
+]
 
 RESULTS = os.path.join(HERE, "results")
 HISTORY = os.path.join(RESULTS, "history")
@@ -45,15 +49,26 @@ PAGE = os.path.join(REPO, "BENCHMARKS.md")
 FORMER_PAGE_LAST = 30
 CPU_FAMILIES = ["poisson3d", "jump3d", "aniso2d", "convdiff2d"]
 # Page order of the transcribed families; others follow in name order.
-SUMMARY_ORDER = ["gpu-poisson3d-h100", "gpu-poisson3d-h200", "jax-layer", "batched-rhs",
-                 "mpi", "sharded", "elasticity", "operator-materialize"]
+SUMMARY_ORDER = [
+    "gpu-poisson3d-h100",
+    "gpu-poisson3d-h200",
+    "jax-layer",
+    "batched-rhs",
+    "mpi",
+    "sharded",
+    "elasticity",
+    "operator-materialize",
+]
 SUMMARY_KEYS = ["family", "title", "date", "machine", "command", "source", "columns", "rows"]
-PLOTS = [("docs/images/cpu_time_vs_n.png", "CPU time against unknowns, 3-D Poisson"),
-         ("docs/images/iterations_vs_n.png", "iterations against unknowns, 3-D Poisson"),
-         ("docs/images/gpu_solve_vs_n.png", "GPU solve time against unknowns")]
+PLOTS = [
+    ("docs/images/cpu_time_vs_n.png", "CPU time against unknowns, 3-D Poisson"),
+    ("docs/images/iterations_vs_n.png", "iterations against unknowns, 3-D Poisson"),
+    ("docs/images/gpu_solve_vs_n.png", "GPU solve time against unknowns"),
+]
 
 
 # ---- formatting helpers -----------------------------------------------------------
+
 
 def _s(v) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -74,7 +89,7 @@ def _e(v) -> str:
 
 
 def _mib(b) -> str:
-    return "–" if b is None or b < 0 else f"{b / 2 ** 20:.1f}"
+    return "–" if b is None or b < 0 else f"{b / 2**20:.1f}"
 
 
 def _ok(flag) -> str:
@@ -83,19 +98,25 @@ def _ok(flag) -> str:
 
 # ---- targets ---------------------------------------------------------------------
 
+
 def best_peer(results: list[dict], pid: str, prefix: str) -> dict | None:
     """The fastest converged run of a peer (all runs whose id starts with
     prefix, e.g. every hypre strength threshold); the fastest run if none
     converged."""
-    runs = [r for r in results if r["problem"] == pid and r["solver"].startswith(prefix)
-            and r.get("total_seconds")]
+    runs = [
+        r
+        for r in results
+        if r["problem"] == pid and r["solver"].startswith(prefix) and r.get("total_seconds")
+    ]
     if not runs:
         return None
     conv = [r for r in runs if r.get("converged")]
     return min(conv or runs, key=lambda r: r["total_seconds"])
 
 
-def row_targets(rec: dict, prob: dict, by_key: dict, tol: float, results: list[dict]) -> list[tuple[str, str, bool]]:
+def row_targets(
+    rec: dict, prob: dict, by_key: dict, tol: float, results: list[dict]
+) -> list[tuple[str, str, bool]]:
     """(target, measured, met) for one engine row; [] for peers."""
     if rec["kind"] != "engine" or "setup_seconds" not in rec:
         return []
@@ -112,8 +133,13 @@ def row_targets(rec: dict, prob: dict, by_key: dict, tol: float, results: list[d
         out.append(("operator complexity ≤ 2.5", _s(oc), oc is not None and oc <= 2.5))
         small = by_key.get(("poisson3d-32", rec["solver"]))
         if n == 100 and small and small.get("iterations") is not None and it is not None:
-            out.append(("iterations(n=100) − iterations(n=32) ≤ 2",
-                        f"{it} − {small['iterations']}", it - small["iterations"] <= 2))
+            out.append(
+                (
+                    "iterations(n=100) − iterations(n=32) ≤ 2",
+                    f"{it} − {small['iterations']}",
+                    it - small["iterations"] <= 2,
+                )
+            )
         if n == 100:
             out.append(("setup ≤ 0.8 s", _s(rec["setup_seconds"]), rec["setup_seconds"] <= 0.8))
             out.append(("solve ≤ 0.8 s", _s(rec["solve_seconds"]), rec["solve_seconds"] <= 0.8))
@@ -134,6 +160,7 @@ def row_targets(rec: dict, prob: dict, by_key: dict, tol: float, results: list[d
 
 # ---- rendering ---------------------------------------------------------------------
 
+
 def render(out: dict, raw_path: str | None = None) -> str:
     meta, problems, results = out["meta"], out["problems"], out["results"]
     tol = meta.get("tol", 1e-8)
@@ -146,23 +173,36 @@ def render(out: dict, raw_path: str | None = None) -> str:
     cores = f"{m.get('nproc')} cores"
     if m.get("nproc_available") and m.get("nproc_available") != m.get("nproc"):
         cores += f" ({m['nproc_available']} available to the run)"
-    lines.append(f"- Machine: {m.get('cpu', '?')}, {cores}, {m.get('mem_gib', '?')} GiB, {m.get('os', '?')}")
+    lines.append(
+        f"- Machine: {m.get('cpu', '?')}, {cores}, {m.get('mem_gib', '?')} GiB, {m.get('os', '?')}"
+    )
     lines.append(f"- Command: `{meta['command']}`")
     g = meta.get("git", {})
-    lines.append(f"- Commit: `{g.get('commit') or '?'}`" + (" with uncommitted changes" if g.get("dirty") else ""))
-    lines.append(f"- Load average (1/5/15 min) at start: {meta.get('loadavg_start')}; at end: "
-                 f"{meta.get('loadavg_end')}; run took {meta.get('elapsed_seconds', 0):.0f} s")
-    lines.append(f"- Tolerance: ||b − A x|| / ||b|| ≤ {tol:g} from x0 = 0; fastest of up to "
-                 f"{meta.get('repeat')} repetitions per solver; engine threads "
-                 f"{', '.join(map(str, meta.get('engine_threads', [])))}; hypre ranks {meta.get('hypre_np')}; "
-                 f"SciPy capped at {meta['scipy_caps'][0]} iterations or {meta['scipy_caps'][1]:g} s")
+    lines.append(
+        f"- Commit: `{g.get('commit') or '?'}`"
+        + (" with uncommitted changes" if g.get("dirty") else "")
+    )
+    lines.append(
+        f"- Load average (1/5/15 min) at start: {meta.get('loadavg_start')}; at end: "
+        f"{meta.get('loadavg_end')}; run took {meta.get('elapsed_seconds', 0):.0f} s"
+    )
+    lines.append(
+        f"- Tolerance: ||b − A x|| / ||b|| ≤ {tol:g} from x0 = 0; fastest of up to "
+        f"{meta.get('repeat')} repetitions per solver; engine threads "
+        f"{', '.join(map(str, meta.get('engine_threads', [])))}; hypre ranks {meta.get('hypre_np')}; "
+        f"SciPy capped at {meta['scipy_caps'][0]} iterations or {meta['scipy_caps'][1]:g} s"
+    )
     if meta.get("omp_env"):
-        lines.append("- OpenMP environment: " + ", ".join(f"`{k}={v}`" for k, v in meta["omp_env"].items()))
+        lines.append(
+            "- OpenMP environment: " + ", ".join(f"`{k}={v}`" for k, v in meta["omp_env"].items())
+        )
     versions = sorted({r["version"] for r in results if r.get("version")})
     if versions:
         lines.append(f"- Versions: {'; '.join(versions)}")
     if not meta.get("engine_available", True):
-        lines.append("- **The engine's Python binding was not importable: engine rows were not run.**")
+        lines.append(
+            "- **The engine's Python binding was not importable: engine rows were not run.**"
+        )
     if raw_path:
         lines.append(f"- Raw results: `{raw_path}`")
     if meta.get("note"):
@@ -170,30 +210,53 @@ def render(out: dict, raw_path: str | None = None) -> str:
     lines.append("")
 
     ratio_heads = [f"ours / {name}" for _, name in RATIO_PEERS]
-    head = (["solver", "thr", "setup s", "solve s", "setup+solve s", "iters", "true relres",
-             "op. cx", "levels", "setup mem MiB (×CSR)"] + ratio_heads + ["target met?"])
+    head = (
+        [
+            "solver",
+            "thr",
+            "setup s",
+            "solve s",
+            "setup+solve s",
+            "iters",
+            "true relres",
+            "op. cx",
+            "levels",
+            "setup mem MiB (×CSR)",
+        ]
+        + ratio_heads
+        + ["target met?"]
+    )
     all_targets = []
     for pid, prob in problems.items():
         rows = [r for r in results if r["problem"] == pid]
         lines.append(f"### {pid}: {prob['description']}")
         lines.append("")
-        lines.append(f"N = {prob['rows']:,}, nnz = {prob['nnz']:,}, input CSR {prob['csr_bytes'] / 2 ** 20:.1f} MiB"
-                     f"{'' if prob['symmetric'] else ', nonsymmetric'}.")
+        lines.append(
+            f"N = {prob['rows']:,}, nnz = {prob['nnz']:,}, input CSR {prob['csr_bytes'] / 2**20:.1f} MiB"
+            f"{'' if prob['symmetric'] else ', nonsymmetric'}."
+        )
         lines.append("")
         lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "|".join("---" if i == 0 else "--:" for i in range(len(head) - 1)) + "|---|")
+        lines.append(
+            "|" + "|".join("---" if i == 0 else "--:" for i in range(len(head) - 1)) + "|---|"
+        )
         for r in rows:
             label = r["label"]
             if "setup_seconds" not in r:
-                cells = [label] + ["–"] * (len(head) - 2) + [r.get("status", "?").replace("|", "\\|")]
+                cells = (
+                    [label] + ["–"] * (len(head) - 2) + [r.get("status", "?").replace("|", "\\|")]
+                )
                 lines.append("| " + " | ".join(cells) + " |")
                 continue
             status = r.get("status", "")
             conv = r.get("converged")
             relres = _e(r.get("true_relres")) + ("" if conv else " ✗")
             mem = r.get("setup_peak_increase_bytes")
-            memcell = "–" if mem is None or mem < 0 or r["kind"] == "scipy" else (
-                f"{_mib(mem)} ({mem / prob['csr_bytes']:.2f}×)")
+            memcell = (
+                "–"
+                if mem is None or mem < 0 or r["kind"] == "scipy"
+                else (f"{_mib(mem)} ({mem / prob['csr_bytes']:.2f}×)")
+            )
             levels = r.get("levels") or []
             ratios = []
             for peer, _ in RATIO_PEERS:
@@ -201,8 +264,10 @@ def render(out: dict, raw_path: str | None = None) -> str:
                 if r["kind"] != "engine" or not p:
                     ratios.append("")
                 else:
-                    ratios.append(f"{r['total_seconds'] / p['total_seconds']:.2f}"
-                                  + ("" if p.get("converged") else " †"))
+                    ratios.append(
+                        f"{r['total_seconds'] / p['total_seconds']:.2f}"
+                        + ("" if p.get("converged") else " †")
+                    )
             tg = row_targets(r, prob, by_key, tol, results)
             all_targets += [(pid, label, r.get("threads"), *t) for t in tg]
             if tg:
@@ -213,9 +278,20 @@ def render(out: dict, raw_path: str | None = None) -> str:
             iters = str(r.get("iterations", "–"))
             if not conv and status and status != "SUCCESS":
                 iters += f" ({status.split(' ')[0].lower()})"
-            cells = [label, str(r.get("threads", "")), _s(r["setup_seconds"]), _s(r["solve_seconds"]),
-                     _s(r["total_seconds"]), iters, relres, _s(r.get("operator_complexity")),
-                     str(len(levels)) if levels else "–", memcell, *ratios, tcell]
+            cells = [
+                label,
+                str(r.get("threads", "")),
+                _s(r["setup_seconds"]),
+                _s(r["solve_seconds"]),
+                _s(r["total_seconds"]),
+                iters,
+                relres,
+                _s(r.get("operator_complexity")),
+                str(len(levels)) if levels else "–",
+                memcell,
+                *ratios,
+                tcell,
+            ]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
 
@@ -229,15 +305,15 @@ def render(out: dict, raw_path: str | None = None) -> str:
 def targets_table(all_targets: list[tuple]) -> list[str]:
     """Markdown lines of the grouped targets table: one row per (solver,
     target) with every measured value, then the count of checks met."""
-    lines = ["| solver | target | met | measured (problem, threads: value) |",
-             "|---|---|--:|---|"]
+    lines = ["| solver | target | met | measured (problem, threads: value) |", "|---|---|--:|---|"]
     groups: dict = {}
     for pid, label, thr, name, measured, met in all_targets:
         groups.setdefault((label, name), []).append((pid, thr, measured, met))
     for (label, name), items in groups.items():
         k = sum(1 for it in items if it[3])
-        vals = "; ".join(f"{pid} ×{thr}: {val}" + ("" if met else " ✗")
-                         for pid, thr, val, met in items)
+        vals = "; ".join(
+            f"{pid} ×{thr}: {val}" + ("" if met else " ✗") for pid, thr, val, met in items
+        )
         lines.append(f"| {label} | {name} | {k} of {len(items)} | {vals} |")
     met = sum(1 for t in all_targets if t[-1])
     lines += ["", f"{met} of {len(all_targets)} target checks met.", ""]
@@ -245,6 +321,7 @@ def targets_table(all_targets: list[tuple]) -> list[str]:
 
 
 # ---- the history: one Markdown report per run -------------------------------------
+
 
 def record(section: str, out: dict) -> str:
     """Write `section` (the report of one bench/run.py run) as the next
@@ -268,6 +345,7 @@ def history_report(raw_rel: str) -> str | None:
 
 
 # ---- the page: CPU families from the raw results ---------------------------------
+
 
 def results_files() -> list[str]:
     """Raw results of full runs, newest first (the names are UTC stamps)."""
@@ -296,7 +374,7 @@ def _short(rec: dict) -> str:
         return f"jaxamg `{rec['settings'].removesuffix('.json')}`"
     label = rec["label"]
     if rec["solver"].startswith("hypre-t") and ")" in label:  # keep θ and the Krylov method
-        return f"{label.split(' (')[0]} θ {rec['solver'][len('hypre-t'):]}{label[label.index(')', label.index(' (')) + 1:]}"
+        return f"{label.split(' (')[0]} θ {rec['solver'][len('hypre-t') :]}{label[label.index(')', label.index(' (')) + 1 :]}"
     return label.split(" (")[0]
 
 
@@ -306,12 +384,15 @@ def run_lines(path: str, out: dict) -> list[str]:
     rel = os.path.relpath(path, REPO)
     report = history_report(rel)
     commit = meta.get("git", {}).get("commit") or "?"
-    return [f"- Run: {meta['date']}, {m.get('cpu', '?')}, {m.get('nproc')} cores, "
-            f"{m.get('mem_gib', '?')} GiB, {m.get('os', '?')}; load average "
-            f"{meta.get('loadavg_start')} at start, {meta.get('loadavg_end')} at end; commit `{commit}`"
-            + (" with uncommitted changes" if meta.get("git", {}).get("dirty") else ""),
-            f"- Command: `{meta['command']}`",
-            f"- Raw results: [`{rel}`]({rel})" + (f"; full report: [`{report}`]({report})" if report else "")]
+    return [
+        f"- Run: {meta['date']}, {m.get('cpu', '?')}, {m.get('nproc')} cores, "
+        f"{m.get('mem_gib', '?')} GiB, {m.get('os', '?')}; load average "
+        f"{meta.get('loadavg_start')} at start, {meta.get('loadavg_end')} at end; commit `{commit}`"
+        + (" with uncommitted changes" if meta.get("git", {}).get("dirty") else ""),
+        f"- Command: `{meta['command']}`",
+        f"- Raw results: [`{rel}`]({rel})"
+        + (f"; full report: [`{report}`]({report})" if report else ""),
+    ]
 
 
 def cpu_family(family: str, out: dict) -> tuple[list[str], list[tuple], dict]:
@@ -321,44 +402,79 @@ def cpu_family(family: str, out: dict) -> tuple[list[str], list[tuple], dict]:
     tol = out["meta"].get("tol", 1e-8)
     by_key = {(r["problem"], r["solver"]): r for r in results}
     pids = [pid for pid, p in problems.items() if p["family"] == family]
-    peers = [(peer, name) for peer, name in RATIO_PEERS
-             if any(best_peer(results, pid, peer) for pid in pids)]
-    head = (["problem", "N", "solver", "thr", "setup s", "solve s", "setup+solve s", "iters",
-             "true relres"] + [f"ours / {name}" for _, name in peers])
-    lines = ["| " + " | ".join(head) + " |",
-             "|" + "|".join("---" if i in (0, 2) else "--:" for i in range(len(head))) + "|"]
+    peers = [
+        (peer, name)
+        for peer, name in RATIO_PEERS
+        if any(best_peer(results, pid, peer) for pid in pids)
+    ]
+    head = [
+        "problem",
+        "N",
+        "solver",
+        "thr",
+        "setup s",
+        "solve s",
+        "setup+solve s",
+        "iters",
+        "true relres",
+    ] + [f"ours / {name}" for _, name in peers]
+    lines = [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join("---" if i in (0, 2) else "--:" for i in range(len(head))) + "|",
+    ]
     targets, labels = [], {}
     for pid in pids:
         prob = problems[pid]
         for r in (r for r in results if r["problem"] == pid):
             labels[_short(r)] = r["label"]
             if "setup_seconds" not in r:
-                lines.append(f"| {pid} | {prob['rows']:,} | {_short(r)} | "
-                             + " | ".join(["–"] * (len(head) - 3)) + " |")
+                lines.append(
+                    f"| {pid} | {prob['rows']:,} | {_short(r)} | "
+                    + " | ".join(["–"] * (len(head) - 3))
+                    + " |"
+                )
                 continue
             ratios = []
             for peer, _ in peers:
                 p = best_peer(results, pid, peer)
-                ratios.append("" if r["kind"] != "engine" or not p else
-                              f"{r['total_seconds'] / p['total_seconds']:.2f}"
-                              + ("" if p.get("converged") else " †"))
+                ratios.append(
+                    ""
+                    if r["kind"] != "engine" or not p
+                    else f"{r['total_seconds'] / p['total_seconds']:.2f}"
+                    + ("" if p.get("converged") else " †")
+                )
             relres = _e(r.get("true_relres")) + ("" if r.get("converged") else " ✗")
-            cells = [pid, f"{prob['rows']:,}", _short(r), str(r.get("threads", "")),
-                     _s(r["setup_seconds"]), _s(r["solve_seconds"]), _s(r["total_seconds"]),
-                     str(r.get("iterations", "–")), relres, *ratios]
+            cells = [
+                pid,
+                f"{prob['rows']:,}",
+                _short(r),
+                str(r.get("threads", "")),
+                _s(r["setup_seconds"]),
+                _s(r["solve_seconds"]),
+                _s(r["total_seconds"]),
+                str(r.get("iterations", "–")),
+                relres,
+                *ratios,
+            ]
             lines.append("| " + " | ".join(cells) + " |")
-            targets += [(pid, r["label"], r.get("threads"), *t)
-                        for t in row_targets(r, prob, by_key, tol, results)]
+            targets += [
+                (pid, r["label"], r.get("threads"), *t)
+                for t in row_targets(r, prob, by_key, tol, results)
+            ]
     return lines, targets, labels
 
 
 def cpu_section() -> list[str]:
-    lines = ["## CPU: the engine against PyAMG and hypre", "",
-             "Setup and solve in seconds (fastest repetition, each solver in its own process); "
-             "true relres = ||b − A x|| / ||b|| computed with SciPy; ours / peer = engine "
-             "setup+solve over the peer's on the same problem in the same run (< 1: the engine is "
-             "faster; † a peer that missed the tolerance); thr = threads. "
-             "[bench/README.md](bench/README.md) says how each is measured.", ""]
+    lines = [
+        "## CPU: the engine against PyAMG and hypre",
+        "",
+        "Setup and solve in seconds (fastest repetition, each solver in its own process); "
+        "true relres = ||b − A x|| / ||b|| computed with SciPy; ours / peer = engine "
+        "setup+solve over the peer's on the same problem in the same run (< 1: the engine is "
+        "faster; † a peer that missed the tolerance); thr = threads. "
+        "[bench/README.md](bench/README.md) says how each is measured.",
+        "",
+    ]
     runs: dict[str, list[str]] = {}
     for fam in CPU_FAMILIES:
         found = latest_run(fam)
@@ -375,7 +491,10 @@ def cpu_section() -> list[str]:
             labels.update(fam_labels)
             desc = next(p["description"] for p in out["problems"].values() if p["family"] == fam)
             lines += [f"### {fam}: {desc.split(', n = ')[0]}", ""] + table + [""]
-        lines += ["Solvers: " + "; ".join(f"{k} = {v}" for k, v in labels.items() if k != v) + ".", ""]
+        lines += [
+            "Solvers: " + "; ".join(f"{k} = {v}" for k, v in labels.items() if k != v) + ".",
+            "",
+        ]
         if all_targets:
             lines += [f"### Targets of the run of {out['meta']['date']} (engine rows)", ""]
             lines += targets_table(all_targets)
@@ -383,6 +502,7 @@ def cpu_section() -> list[str]:
 
 
 # ---- the page: transcribed families --------------------------------------------
+
 
 def load_summaries() -> dict[str, list[dict]]:
     """bench/results/latest/*.json by family, newest date first."""
@@ -394,8 +514,10 @@ def load_summaries() -> dict[str, list[dict]]:
             s = json.load(f)
         missing = [k for k in SUMMARY_KEYS if k not in s]
         if missing or any(len(r) != len(s["columns"]) for r in s["rows"]):
-            raise ValueError(f"bench/results/latest/{name}: missing {missing} or a row "
-                             "whose length differs from the columns'")
+            raise ValueError(
+                f"bench/results/latest/{name}: missing {missing} or a row "
+                "whose length differs from the columns'"
+            )
         s["file"] = f"bench/results/latest/{name}"
         fams.setdefault(s["family"], []).append(s)
     for runs in fams.values():
@@ -410,66 +532,100 @@ def _met(flag) -> str:
 
 def summary_section(runs: list[dict]) -> list[str]:
     s = runs[0]
-    lines = [f"## {s['title']}", "",
-             f"- Run: {s['date']}, {s['machine']}"
-             + (f"; device: {s['device']}" if s.get("device") and s["device"] not in s["machine"] else ""),
-             f"- Command: {s['command']}",
-             f"- Transcribed in [`{s['file']}`]({s['file']}) from the report "
-             f"[`{s['source']}`]({s['source']})"]
+    lines = [
+        f"## {s['title']}",
+        "",
+        f"- Run: {s['date']}, {s['machine']}"
+        + (
+            f"; device: {s['device']}"
+            if s.get("device") and s["device"] not in s["machine"]
+            else ""
+        ),
+        f"- Command: {s['command']}",
+        f"- Transcribed in [`{s['file']}`]({s['file']}) from the report "
+        f"[`{s['source']}`]({s['source']})",
+    ]
     if s.get("method"):
         lines.append(f"- What: {s['method']}")
-    lines += ["", "| " + " | ".join(s["columns"]) + " |",
-              "|" + "|".join("---" if i == 0 else "--:" for i in range(len(s["columns"]))) + "|"]
+    lines += [
+        "",
+        "| " + " | ".join(s["columns"]) + " |",
+        "|" + "|".join("---" if i == 0 else "--:" for i in range(len(s["columns"]))) + "|",
+    ]
     lines += ["| " + " | ".join(row) + " |" for row in s["rows"]]
     lines.append("")
     if s.get("targets"):
-        lines += [f"- Target {t['target']}: {_met(t['met'])} ({t['measured']})" for t in s["targets"]]
+        lines += [
+            f"- Target {t['target']}: {_met(t['met'])} ({t['measured']})" for t in s["targets"]
+        ]
         lines.append("")
     for note in s.get("notes", []):
         lines += [note, ""]
     if len(runs) > 1:
-        lines += ["Earlier runs of this family: " + "; ".join(
-            f"[{r['date']}]({r['file']})" for r in runs[1:]) + ".", ""]
+        lines += [
+            "Earlier runs of this family: "
+            + "; ".join(f"[{r['date']}]({r['file']})" for r in runs[1:])
+            + ".",
+            "",
+        ]
     return lines
 
 
 # ---- the page ------------------------------------------------------------------
 
+
 def render_page() -> str:
-    lines = ["# Benchmarks", "",
-             "<!-- Generated by bench/report.py (make bench-report) from bench/results/; "
-             "edit those, not this page. -->", "",
-             "The current figures of jaxamg and of each peer measured in the same run, per "
-             "problem family, with the targets met or not. Each section names its run (date, "
-             "machine, command); compare timings only within a section. Every earlier run, "
-             "verbatim, is in [bench/results/history/](bench/results/history/README.md), with "
-             "the raw JSON of `bench/run.py` in [bench/results/](bench/results/).", "",
-             "Plots (`bench/plots.py`, from the same data): "
-             + " · ".join(f"[{title}]({path})" for path, title in PLOTS) + ".", "",
-             f"![{PLOTS[0][1]}]({PLOTS[0][0]})", ""]
+    lines = [
+        "# Benchmarks",
+        "",
+        "<!-- Generated by bench/report.py (make bench-report) from bench/results/; "
+        "edit those, not this page. -->",
+        "",
+        "The current figures of jaxamg and of each peer measured in the same run, per "
+        "problem family, with the targets met or not. Each section names its run (date, "
+        "machine, command); compare timings only within a section. Every earlier run, "
+        "verbatim, is in [bench/results/history/](bench/results/history/README.md), with "
+        "the raw JSON of `bench/run.py` in [bench/results/](bench/results/).",
+        "",
+        "Plots (`bench/plots.py`, from the same data): "
+        + " · ".join(f"[{title}]({path})" for path, title in PLOTS)
+        + ".",
+        "",
+        f"![{PLOTS[0][1]}]({PLOTS[0][0]})",
+        "",
+    ]
     lines += cpu_section()
     for runs in load_summaries().values():
         lines += summary_section(runs)
-    lines += ["## Not on this page", "",
-              "Measurements without a current family here (GPU kernel timings, setup phases, "
-              "512³ on the H200, call times, the CPU solve's traffic model, distributed "
-              "smoothers' iteration counts) are in the reports of "
-              "[bench/results/history/](bench/results/history/README.md).", ""]
+    lines += [
+        "## Not on this page",
+        "",
+        "Measurements without a current family here (GPU kernel timings, setup phases, "
+        "512³ on the H200, call times, the CPU solve's traffic model, distributed "
+        "smoothers' iteration counts) are in the reports of "
+        "[bench/results/history/](bench/results/history/README.md).",
+        "",
+    ]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def render_history_index() -> str:
     """bench/results/history/README.md: one line per report, by number."""
-    lines = ["# Benchmark history", "",
-             "<!-- Generated by bench/report.py (make bench-report). -->", "",
-             "One Markdown report per run or measurement session, oldest first; the "
-             "current figures are in [BENCHMARKS.md](../../../BENCHMARKS.md). "
-             f"Files 00–{FORMER_PAGE_LAST:02d} are the former BENCHMARKS.md (up to commit "
-             "`1fe1bb6`) cut at its `## ` headings, verbatim: concatenated in order they give "
-             "it back byte for byte (tests/test_bench_report.py checks its SHA-256). "
-             "Newer reports of `bench/run.py` are added by `bench/report.py --record`. "
-             "How to read a run report's columns: "
-             "[00_how_to_read.md](00_how_to_read.md).", ""]
+    lines = [
+        "# Benchmark history",
+        "",
+        "<!-- Generated by bench/report.py (make bench-report). -->",
+        "",
+        "One Markdown report per run or measurement session, oldest first; the "
+        "current figures are in [BENCHMARKS.md](../../../BENCHMARKS.md). "
+        f"Files 00–{FORMER_PAGE_LAST:02d} are the former BENCHMARKS.md (up to commit "
+        "`1fe1bb6`) cut at its `## ` headings, verbatim: concatenated in order they give "
+        "it back byte for byte (tests/test_bench_report.py checks its SHA-256). "
+        "Newer reports of `bench/run.py` are added by `bench/report.py --record`. "
+        "How to read a run report's columns: "
+        "[00_how_to_read.md](00_how_to_read.md).",
+        "",
+    ]
     for name in sorted(os.listdir(HISTORY)):
         if not name[:2].isdigit() or name.startswith("00_"):
             continue
@@ -485,10 +641,15 @@ def generated() -> dict[str, str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("results", nargs="?", help="JSON written by bench/run.py (else: the page)")
-    ap.add_argument("--record", action="store_true",
-                    help="keep the run's report in bench/results/history/ and rewrite BENCHMARKS.md")
+    ap.add_argument(
+        "--record",
+        action="store_true",
+        help="keep the run's report in bench/results/history/ and rewrite BENCHMARKS.md",
+    )
     ap.add_argument("--write", action="store_true", help="rewrite BENCHMARKS.md")
     a = ap.parse_args()
     if a.results:
@@ -508,7 +669,9 @@ def main() -> int:
     for path, text in generated().items():
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-        print(f"report: {os.path.relpath(path, REPO)}, {text.count(chr(10))} lines", file=sys.stderr)
+        print(
+            f"report: {os.path.relpath(path, REPO)}, {text.count(chr(10))} lines", file=sys.stderr
+        )
     return 0
 
 

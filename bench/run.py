@@ -27,35 +27,56 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-FULL_PROBLEMS = ["poisson3d-32", "poisson3d-48", "poisson3d-64", "poisson3d-100",
-                 "aniso2d-1000", "jump3d-64", "convdiff2d-512"]
+FULL_PROBLEMS = [
+    "poisson3d-32",
+    "poisson3d-48",
+    "poisson3d-64",
+    "poisson3d-100",
+    "aniso2d-1000",
+    "jump3d-64",
+    "convdiff2d-512",
+]
 QUICK_PROBLEMS = ["poisson3d-32", "aniso2d-256", "jump3d-32", "convdiff2d-128"]
 
 # Engine configs: file in bench/configs -> (label, class, families it runs on).
 # class drives the targets in bench/report.py.
 ENGINE_CONFIGS = {
-    "pcg_classical_l1jacobi_t025.json":
-        ("jaxamg PCG + classical (PMIS, D2, Pmax 4, θ 0.25, l1-Jacobi)", "classical",
-         ("poisson3d", "aniso2d", "jump3d")),
-    "pcg_classical_l1jacobi_t05.json":
-        ("jaxamg PCG + classical (PMIS, D2, Pmax 4, θ 0.5, l1-Jacobi)", "classical",
-         ("poisson3d", "jump3d")),
-    "pcg_classical_mcgs_t025.json":
-        ("jaxamg PCG + classical (PMIS, D2, Pmax 4, θ 0.25, sym. multicolor GS)", "classical",
-         ("poisson3d", "aniso2d", "jump3d")),
-    "pcg_classical_agg1_cheby2.json":
-        ("jaxamg PCG + classical (PMIS, 1 aggressive level two-stage ext+i, D2, Pmax 4, θ 0.25, "
-         "Chebyshev(2) on l1-Jacobi)", "classical",
-         ("poisson3d", "aniso2d", "jump3d")),
-    "pcgf_aggregation_size8_cg.json":
-        ("jaxamg PCGF + aggregation (SIZE_8, CG cycle, sym. multicolor GS)", "aggregation",
-         ("poisson3d", "aniso2d", "jump3d")),
-    "fgmres_classical_mcgs.json":
-        ("jaxamg FGMRES(30) + classical (PMIS, D2, Pmax 4, θ 0.25, multicolor GS)", "nonsym",
-         ("convdiff2d",)),
-    "fgmres_aggregation_dilu.json":
-        ("jaxamg FGMRES(30) + aggregation (SIZE_2, V(0,3), multicolor DILU)", "nonsym",
-         ("convdiff2d",)),
+    "pcg_classical_l1jacobi_t025.json": (
+        "jaxamg PCG + classical (PMIS, D2, Pmax 4, θ 0.25, l1-Jacobi)",
+        "classical",
+        ("poisson3d", "aniso2d", "jump3d"),
+    ),
+    "pcg_classical_l1jacobi_t05.json": (
+        "jaxamg PCG + classical (PMIS, D2, Pmax 4, θ 0.5, l1-Jacobi)",
+        "classical",
+        ("poisson3d", "jump3d"),
+    ),
+    "pcg_classical_mcgs_t025.json": (
+        "jaxamg PCG + classical (PMIS, D2, Pmax 4, θ 0.25, sym. multicolor GS)",
+        "classical",
+        ("poisson3d", "aniso2d", "jump3d"),
+    ),
+    "pcg_classical_agg1_cheby2.json": (
+        "jaxamg PCG + classical (PMIS, 1 aggressive level two-stage ext+i, D2, Pmax 4, θ 0.25, "
+        "Chebyshev(2) on l1-Jacobi)",
+        "classical",
+        ("poisson3d", "aniso2d", "jump3d"),
+    ),
+    "pcgf_aggregation_size8_cg.json": (
+        "jaxamg PCGF + aggregation (SIZE_8, CG cycle, sym. multicolor GS)",
+        "aggregation",
+        ("poisson3d", "aniso2d", "jump3d"),
+    ),
+    "fgmres_classical_mcgs.json": (
+        "jaxamg FGMRES(30) + classical (PMIS, D2, Pmax 4, θ 0.25, multicolor GS)",
+        "nonsym",
+        ("convdiff2d",),
+    ),
+    "fgmres_aggregation_dilu.json": (
+        "jaxamg FGMRES(30) + aggregation (SIZE_2, V(0,3), multicolor DILU)",
+        "nonsym",
+        ("convdiff2d",),
+    ),
 }
 PEERS = ["pyamg-rs", "pyamg-sa", "hypre", "scipy"]
 PEER_LABELS = {
@@ -72,6 +93,7 @@ def log(msg: str) -> None:
 
 
 # ---- interpreters ------------------------------------------------------------
+
 
 def _has_modules(python: str, modules: str) -> bool:
     try:
@@ -103,8 +125,10 @@ def peer_python(requested: str | None) -> str:
 
 def engine_python(requested: str | None) -> tuple[str | None, str]:
     import engine_runner
-    candidates = [requested] if requested else [os.path.join(REPO, ".venv", "bin", "python"),
-                                                sys.executable]
+
+    candidates = (
+        [requested] if requested else [os.path.join(REPO, ".venv", "bin", "python"), sys.executable]
+    )
     msg = ""
     for py in candidates:
         if py and os.path.exists(py):
@@ -115,6 +139,7 @@ def engine_python(requested: str | None) -> tuple[str | None, str]:
 
 
 # ---- machine description -----------------------------------------------------
+
 
 def machine_info() -> dict:
     info = {"nproc": os.cpu_count()}
@@ -129,7 +154,7 @@ def machine_info() -> dict:
     try:
         with open("/proc/meminfo") as f:
             kb = int(f.readline().split()[1])
-        info["mem_gib"] = round(kb / 2 ** 20, 1)
+        info["mem_gib"] = round(kb / 2**20, 1)
     except (OSError, ValueError, IndexError):
         pass
     try:
@@ -138,7 +163,9 @@ def machine_info() -> dict:
         info["os"] = osr.get("PRETTY_NAME", "").strip('"')
     except OSError:
         pass
-    info["nproc_available"] = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    info["nproc_available"] = (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    )
     return info
 
 
@@ -154,14 +181,19 @@ def git_state() -> dict:
     def git(*a):
         r = subprocess.run(["git", "-C", REPO, *a], capture_output=True, text=True)
         return r.stdout.strip() if r.returncode == 0 else ""
-    return {"commit": git("rev-parse", "--short=12", "HEAD"),
-            "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+
+    return {
+        "commit": git("rev-parse", "--short=12", "HEAD"),
+        "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+    }
 
 
 # ---- one solver run ------------------------------------------------------------
 
+
 def true_relres(A, b, x) -> float:
     import numpy as np
+
     r = b - A @ x
     return float(np.linalg.norm(r) / np.linalg.norm(b))
 
@@ -172,7 +204,7 @@ def run_runner(cmd: list[str], env: dict, timeout: float) -> dict:
     if r.returncode != 0 or not lines:
         lines = [ln.strip() for ln in (r.stderr or r.stdout).strip().splitlines() if ln.strip()]
         raise RuntimeError(f"exit code {r.returncode}: " + (lines[-1] if lines else "no output"))
-    return json.loads(lines[-1][len("RESULT "):])
+    return json.loads(lines[-1][len("RESULT ") :])
 
 
 def solver_plan(prob: dict, args) -> list[dict]:
@@ -182,37 +214,71 @@ def solver_plan(prob: dict, args) -> list[dict]:
     plan = []
     if "engine" in args.solvers and args.engine_available:
         for cfg in args.engine_configs:
-            label, cls, fams = ENGINE_CONFIGS.get(os.path.basename(cfg),
-                                                  (f"jaxamg {os.path.basename(cfg)}", "custom", None))
+            label, cls, fams = ENGINE_CONFIGS.get(
+                os.path.basename(cfg), (f"jaxamg {os.path.basename(cfg)}", "custom", None)
+            )
             if fams is not None and fam not in fams and not args.all_configs:
                 continue
             for thr in args.engine_threads:
-                plan.append({"id": f"engine:{os.path.basename(cfg)}:t{thr}", "kind": "engine", "config": cfg,
-                             "label": label, "class": cls, "threads": thr})
+                plan.append(
+                    {
+                        "id": f"engine:{os.path.basename(cfg)}:t{thr}",
+                        "kind": "engine",
+                        "config": cfg,
+                        "label": label,
+                        "class": cls,
+                        "threads": thr,
+                    }
+                )
     accel = "cg" if sym else "gmres"
     for peer in PEERS:
         if peer not in args.solvers:
             continue
         if peer.startswith("pyamg"):
-            plan.append({"id": peer, "kind": "pyamg", "method": peer[-2:], "accel": accel,
-                         "label": PEER_LABELS[peer].format(accel=accel.upper())})
+            plan.append(
+                {
+                    "id": peer,
+                    "kind": "pyamg",
+                    "method": peer[-2:],
+                    "accel": accel,
+                    "label": PEER_LABELS[peer].format(accel=accel.upper()),
+                }
+            )
         elif peer == "hypre":
             thetas = args.hypre_thetas_3d if fam in THREE_D else args.hypre_thetas_2d
             krylov = "pcg" if sym else "gmres"
             coarsen = {"hmis": 10, "pmis": 8}[args.hypre_coarsen]
             for theta in thetas:
-                plan.append({"id": f"hypre-t{theta:g}", "kind": "hypre", "theta": theta,
-                             "krylov": krylov, "coarsen": coarsen,
-                             "label": PEER_LABELS["hypre"].format(
-                                 coarsen=args.hypre_coarsen.upper(), theta=theta,
-                                 krylov="PCG" if sym else "GMRES(30)")
-                             + (f", {args.hypre_agg_levels} aggressive levels" if args.hypre_agg_levels else "")
-                             + (f", {args.hypre_np} ranks" if args.hypre_np > 1 else "")})
+                plan.append(
+                    {
+                        "id": f"hypre-t{theta:g}",
+                        "kind": "hypre",
+                        "theta": theta,
+                        "krylov": krylov,
+                        "coarsen": coarsen,
+                        "label": PEER_LABELS["hypre"].format(
+                            coarsen=args.hypre_coarsen.upper(),
+                            theta=theta,
+                            krylov="PCG" if sym else "GMRES(30)",
+                        )
+                        + (
+                            f", {args.hypre_agg_levels} aggressive levels"
+                            if args.hypre_agg_levels
+                            else ""
+                        )
+                        + (f", {args.hypre_np} ranks" if args.hypre_np > 1 else ""),
+                    }
+                )
         elif peer == "scipy":
             method = "cg" if sym else "gmres"
-            plan.append({"id": "scipy", "kind": "scipy", "method": method,
-                         "label": PEER_LABELS["scipy"].format(
-                             method="CG" if sym else "GMRES(30)")})
+            plan.append(
+                {
+                    "id": "scipy",
+                    "kind": "scipy",
+                    "method": method,
+                    "label": PEER_LABELS["scipy"].format(method="CG" if sym else "GMRES(30)"),
+                }
+            )
     return plan
 
 
@@ -222,11 +288,26 @@ def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
     xout = os.path.join(args.workdir, f"x-{prob['pid']}-{spec['id'].replace(':', '_')}")
     env = dict(os.environ)
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    common = ["--npz", prob["npz"], "--xout", xout + ".npy", "--tol", repr(args.tol),
-              "--repeat", str(args.repeat), "--repeat-budget", str(args.repeat_budget)]
+    common = [
+        "--npz",
+        prob["npz"],
+        "--xout",
+        xout + ".npy",
+        "--tol",
+        repr(args.tol),
+        "--repeat",
+        str(args.repeat),
+        "--repeat-budget",
+        str(args.repeat_budget),
+    ]
     t0 = time.perf_counter()
-    rec = {"problem": prob["pid"], "solver": spec["id"], "kind": spec["kind"],
-           "label": spec["label"], "class": spec.get("class", "peer")}
+    rec = {
+        "problem": prob["pid"],
+        "solver": spec["id"],
+        "kind": spec["kind"],
+        "label": spec["label"],
+        "class": spec.get("class", "peer"),
+    }
     try:
         if spec["kind"] == "engine":
             if ctx["engine_python"] is None:
@@ -237,55 +318,94 @@ def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
             # Idle OpenMP threads must not spin between parallel regions: on
             # two cores a spinning worker steals the time of the serial parts.
             env.setdefault("OMP_WAIT_POLICY", "passive")
-            cmd = [ctx["engine_python"], os.path.join(HERE, "engine_runner.py"), *common,
-                   "--config", config_path(spec["config"])]
+            cmd = [
+                ctx["engine_python"],
+                os.path.join(HERE, "engine_runner.py"),
+                *common,
+                "--config",
+                config_path(spec["config"]),
+            ]
             res = run_runner(cmd, env, args.timeout)
             xfile = xout + ".npy"
         elif spec["kind"] == "pyamg":
             env["OMP_NUM_THREADS"] = "1"
-            cmd = [ctx["peer_python"], os.path.join(HERE, "peers", "pyamg_runner.py"), *common,
-                   "--method", spec["method"], "--accel", spec["accel"], "--maxiter", "500"]
+            cmd = [
+                ctx["peer_python"],
+                os.path.join(HERE, "peers", "pyamg_runner.py"),
+                *common,
+                "--method",
+                spec["method"],
+                "--accel",
+                spec["accel"],
+                "--maxiter",
+                "500",
+            ]
             if not prob["symmetric"]:
                 cmd.append("--nonsymmetric")
             res = run_runner(cmd, env, args.timeout)
             xfile = xout + ".npy"
         elif spec["kind"] == "scipy":
             env["OMP_NUM_THREADS"] = "1"
-            cmd = [ctx["peer_python"], os.path.join(HERE, "peers", "scipy_runner.py"), *common,
-                   "--method", spec["method"], "--maxiter", str(args.scipy_maxiter),
-                   "--time-cap", str(args.scipy_time_cap)]
+            cmd = [
+                ctx["peer_python"],
+                os.path.join(HERE, "peers", "scipy_runner.py"),
+                *common,
+                "--method",
+                spec["method"],
+                "--maxiter",
+                str(args.scipy_maxiter),
+                "--time-cap",
+                str(args.scipy_time_cap),
+            ]
             res = run_runner(cmd, env, args.timeout)
             xfile = xout + ".npy"
         elif spec["kind"] == "hypre":
             from peers import hypre_runner
+
             if ctx.get("hypre_exe") is None:
                 rec.update(status=f"NOT RUN ({ctx.get('hypre_error', 'hypre unavailable')})")
                 return rec
             runs = []
             for i in range(max(1, args.repeat)):
-                runs.append(hypre_runner.run(
-                    ctx["hypre_exe"], prob["bin"], xout + ".bin", krylov=spec["krylov"],
-                    theta=spec["theta"], coarsen=spec["coarsen"], relax=args.hypre_relax,
-                    tol=args.tol, maxit=500, np_ranks=args.hypre_np, timeout=args.timeout,
-                    extra=["-agg_levels", str(args.hypre_agg_levels)]))
+                runs.append(
+                    hypre_runner.run(
+                        ctx["hypre_exe"],
+                        prob["bin"],
+                        xout + ".bin",
+                        krylov=spec["krylov"],
+                        theta=spec["theta"],
+                        coarsen=spec["coarsen"],
+                        relax=args.hypre_relax,
+                        tol=args.tol,
+                        maxit=500,
+                        np_ranks=args.hypre_np,
+                        timeout=args.timeout,
+                        extra=["-agg_levels", str(args.hypre_agg_levels)],
+                    )
+                )
                 if i == 0:
                     first_x = np.fromfile(xout + ".bin", dtype=np.float64)
                 if sum(r["setup_seconds"] + r["solve_seconds"] for r in runs) > args.repeat_budget:
                     break
             best = min(runs, key=lambda r: r["setup_seconds"] + r["solve_seconds"])
             res = dict(runs[0])
-            res.update(setup_seconds=best["setup_seconds"], solve_seconds=best["solve_seconds"],
-                       setup_seconds_all=[r["setup_seconds"] for r in runs],
-                       solve_seconds_all=[r["solve_seconds"] for r in runs],
-                       threads=args.hypre_np,
-                       version=f"hypre {res.get('version')} (Debian {ctx.get('hypre_deb', '?')})",
-                       setup_peak_increase_bytes=res.pop("setup_peak_increase_kib") * 1024,
-                       solve_peak_increase_bytes=res.pop("solve_peak_increase_kib") * 1024,
-                       reported_residual=res.pop("reported_relres"),
-                       status="SUCCESS" if res.get("hypre_status") == 0 else
-                       f"NOT_CONVERGED (hypre error {res.get('hypre_status')})")
+            res.update(
+                setup_seconds=best["setup_seconds"],
+                solve_seconds=best["solve_seconds"],
+                setup_seconds_all=[r["setup_seconds"] for r in runs],
+                solve_seconds_all=[r["solve_seconds"] for r in runs],
+                threads=args.hypre_np,
+                version=f"hypre {res.get('version')} (Debian {ctx.get('hypre_deb', '?')})",
+                setup_peak_increase_bytes=res.pop("setup_peak_increase_kib") * 1024,
+                solve_peak_increase_bytes=res.pop("solve_peak_increase_kib") * 1024,
+                reported_residual=res.pop("reported_relres"),
+                status="SUCCESS"
+                if res.get("hypre_status") == 0
+                else f"NOT_CONVERGED (hypre error {res.get('hypre_status')})",
+            )
             levels = res.pop("levels")
             import runner_common
+
             res.update(runner_common.hierarchy_stats(levels))
             np.save(xout + ".npy", first_x)
             xfile = xout + ".npy"
@@ -301,7 +421,9 @@ def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
     A, b = ctx["A"], ctx["b"]
     x = np.load(xfile)
     rec.update(res)
-    rec["true_relres"] = true_relres(A, b, x) if x.shape == b.shape and np.all(np.isfinite(x)) else float("nan")
+    rec["true_relres"] = (
+        true_relres(A, b, x) if x.shape == b.shape and np.all(np.isfinite(x)) else float("nan")
+    )
     rec["converged"] = bool(rec["true_relres"] <= args.tol)
     rec["total_seconds"] = rec["setup_seconds"] + rec["solve_seconds"]
     rec["wall_seconds"] = time.perf_counter() - t0
@@ -315,6 +437,7 @@ def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
 
 # ---- main ------------------------------------------------------------------------
 
+
 def config_path(cfg: str) -> str:
     """A name in bench/configs, or a path to a JSON file elsewhere."""
     local = os.path.join(HERE, "configs", cfg)
@@ -324,60 +447,132 @@ def config_path(cfg: str) -> str:
 def default_configs() -> list[str]:
     """Every bench/configs/*.json, the known ones first in their order."""
     on_disk = sorted(f for f in os.listdir(os.path.join(HERE, "configs")) if f.endswith(".json"))
-    return [c for c in ENGINE_CONFIGS if c in on_disk] + [c for c in on_disk if c not in ENGINE_CONFIGS]
+    return [c for c in ENGINE_CONFIGS if c in on_disk] + [
+        c for c in on_disk if c not in ENGINE_CONFIGS
+    ]
 
 
 def parse_args(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help=f"smoke run: {' '.join(QUICK_PROBLEMS)}, one repetition, short SciPy caps; "
-                         "nothing is recorded unless --append is given")
-    ap.add_argument("--problems", nargs="+", metavar="ID",
-                    help=f"problem ids family-n (default: {' '.join(FULL_PROBLEMS)})")
-    ap.add_argument("--solvers", nargs="+", default=["engine"] + PEERS,
-                    choices=["engine"] + PEERS, help="which solvers to run (default: all)")
-    ap.add_argument("--engine-configs", nargs="+", metavar="FILE", default=default_configs(),
-                    help="configs in bench/configs to run (default: all, each on its problem families)")
-    ap.add_argument("--all-configs", action="store_true",
-                    help="run every engine config on every problem, not only its families")
-    ap.add_argument("--engine-threads", default=None,
-                    help="comma-separated OMP_NUM_THREADS values for the engine "
-                         "(default: 1 and the number of cores)")
-    ap.add_argument("--repeat", type=int, default=None,
-                    help="time each solver this many times in its process and keep the fastest "
-                         "setup+solve (default 3; 1 with --quick)")
-    ap.add_argument("--repeat-budget", type=float, default=30.0,
-                    help="stop repeating a solver once it has used this many seconds")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"smoke run: {' '.join(QUICK_PROBLEMS)}, one repetition, short SciPy caps; "
+        "nothing is recorded unless --append is given",
+    )
+    ap.add_argument(
+        "--problems",
+        nargs="+",
+        metavar="ID",
+        help=f"problem ids family-n (default: {' '.join(FULL_PROBLEMS)})",
+    )
+    ap.add_argument(
+        "--solvers",
+        nargs="+",
+        default=["engine"] + PEERS,
+        choices=["engine"] + PEERS,
+        help="which solvers to run (default: all)",
+    )
+    ap.add_argument(
+        "--engine-configs",
+        nargs="+",
+        metavar="FILE",
+        default=default_configs(),
+        help="configs in bench/configs to run (default: all, each on its problem families)",
+    )
+    ap.add_argument(
+        "--all-configs",
+        action="store_true",
+        help="run every engine config on every problem, not only its families",
+    )
+    ap.add_argument(
+        "--engine-threads",
+        default=None,
+        help="comma-separated OMP_NUM_THREADS values for the engine "
+        "(default: 1 and the number of cores)",
+    )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="time each solver this many times in its process and keep the fastest "
+        "setup+solve (default 3; 1 with --quick)",
+    )
+    ap.add_argument(
+        "--repeat-budget",
+        type=float,
+        default=30.0,
+        help="stop repeating a solver once it has used this many seconds",
+    )
     ap.add_argument("--tol", type=float, default=1e-8, help="relative residual tolerance")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per solver process")
-    ap.add_argument("--scipy-maxiter", type=int, default=None,
-                    help="iteration cap for SciPy CG/GMRES (default 5000; 2000 with --quick)")
-    ap.add_argument("--scipy-time-cap", type=float, default=None,
-                    help="wall-clock cap for SciPy CG/GMRES in seconds (default 60; 10 with --quick)")
+    ap.add_argument(
+        "--scipy-maxiter",
+        type=int,
+        default=None,
+        help="iteration cap for SciPy CG/GMRES (default 5000; 2000 with --quick)",
+    )
+    ap.add_argument(
+        "--scipy-time-cap",
+        type=float,
+        default=None,
+        help="wall-clock cap for SciPy CG/GMRES in seconds (default 60; 10 with --quick)",
+    )
     ap.add_argument("--hypre-np", type=int, default=1, help="MPI ranks for hypre (default 1)")
     ap.add_argument("--hypre-coarsen", choices=["hmis", "pmis"], default="hmis")
     ap.add_argument("--hypre-relax", choices=["l1gs", "l1jacobi"], default="l1gs")
-    ap.add_argument("--hypre-agg-levels", type=int, default=0,
-                    help="levels of aggressive coarsening in BoomerAMG (default 0)")
-    ap.add_argument("--hypre-thetas-2d", default="0.25",
-                    help="comma-separated strength thresholds for hypre on 2D problems")
-    ap.add_argument("--hypre-thetas-3d", default="0.25,0.5",
-                    help="comma-separated strength thresholds for hypre on 3D problems "
-                         "(one hypre row each; ratios use the fastest)")
-    ap.add_argument("--engine-python", help="interpreter that can import jaxamg._engine "
-                                            "(default: .venv/bin/python, then this one)")
-    ap.add_argument("--peer-python", help="interpreter with numpy, scipy and pyamg "
-                                          "(default: this one, else bench/.venv is created)")
-    ap.add_argument("--workdir", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "jaxamg-bench"),
-                    help="scratch folder for matrices and solutions")
-    ap.add_argument("--results", default=None,
-                    help="raw results JSON (default bench/results/<UTC time>.json; "
-                         "in the work folder with --quick)")
-    ap.add_argument("--append", dest="append", action="store_true", default=None,
-                    help="keep the report in bench/results/history/ and regenerate "
-                         "BENCHMARKS.md from bench/results/ (default for full runs)")
+    ap.add_argument(
+        "--hypre-agg-levels",
+        type=int,
+        default=0,
+        help="levels of aggressive coarsening in BoomerAMG (default 0)",
+    )
+    ap.add_argument(
+        "--hypre-thetas-2d",
+        default="0.25",
+        help="comma-separated strength thresholds for hypre on 2D problems",
+    )
+    ap.add_argument(
+        "--hypre-thetas-3d",
+        default="0.25,0.5",
+        help="comma-separated strength thresholds for hypre on 3D problems "
+        "(one hypre row each; ratios use the fastest)",
+    )
+    ap.add_argument(
+        "--engine-python",
+        help="interpreter that can import jaxamg._engine "
+        "(default: .venv/bin/python, then this one)",
+    )
+    ap.add_argument(
+        "--peer-python",
+        help="interpreter with numpy, scipy and pyamg "
+        "(default: this one, else bench/.venv is created)",
+    )
+    ap.add_argument(
+        "--workdir",
+        default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "jaxamg-bench"),
+        help="scratch folder for matrices and solutions",
+    )
+    ap.add_argument(
+        "--results",
+        default=None,
+        help="raw results JSON (default bench/results/<UTC time>.json; "
+        "in the work folder with --quick)",
+    )
+    ap.add_argument(
+        "--append",
+        dest="append",
+        action="store_true",
+        default=None,
+        help="keep the report in bench/results/history/ and regenerate "
+        "BENCHMARKS.md from bench/results/ (default for full runs)",
+    )
     ap.add_argument("--no-append", dest="append", action="store_false")
-    ap.add_argument("--keep-logs", action="store_true", help="keep the engine's log in the raw JSON")
+    ap.add_argument(
+        "--keep-logs", action="store_true", help="keep the engine's log in the raw JSON"
+    )
     ap.add_argument("--note", default="", help="free text added to the report section")
     args = ap.parse_args(argv)
 
@@ -398,6 +593,7 @@ def parse_args(argv=None):
         if not os.path.exists(config_path(cfg)):
             ap.error(f"no config {cfg} (neither a file nor in bench/configs)")
     from problems import parse_pid
+
     for pid in args.problems:
         try:
             parse_pid(pid)
@@ -417,7 +613,11 @@ def main(argv=None) -> int:
     os.makedirs(args.workdir, exist_ok=True)
 
     ctx: dict = {}
-    ctx["peer_python"] = peer_python(args.peer_python) if {"pyamg-rs", "pyamg-sa", "scipy"} & set(args.solvers) else None
+    ctx["peer_python"] = (
+        peer_python(args.peer_python)
+        if {"pyamg-rs", "pyamg-sa", "scipy"} & set(args.solvers)
+        else None
+    )
     if "engine" in args.solvers:
         ctx["engine_python"], why = engine_python(args.engine_python)
         if ctx["engine_python"] is None:
@@ -429,6 +629,7 @@ def main(argv=None) -> int:
     args.engine_available = ctx["engine_python"] is not None
     if "hypre" in args.solvers:
         from peers import hypre_runner
+
         try:
             hypre_runner.ensure_installed(log)
             ctx["hypre_exe"] = hypre_runner.build_driver(args.workdir)
@@ -441,7 +642,7 @@ def main(argv=None) -> int:
     import problems as P
 
     meta = {
-        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine_info(),
         "command": "python bench/run.py " + " ".join(argv),
         "git": git_state(),
@@ -469,8 +670,10 @@ def main(argv=None) -> int:
             rec = run_one(spec, prob, args, ctx)
             results.append(rec)
             if "setup_seconds" in rec:
-                log(f"  {spec['id']}: setup {rec['setup_seconds']:.3f} s, solve {rec['solve_seconds']:.3f} s, "
-                    f"{rec.get('iterations')} it, true relres {rec['true_relres']:.2e}, {rec.get('status')}")
+                log(
+                    f"  {spec['id']}: setup {rec['setup_seconds']:.3f} s, solve {rec['solve_seconds']:.3f} s, "
+                    f"{rec.get('iterations')} it, true relres {rec['true_relres']:.2e}, {rec.get('status')}"
+                )
             else:
                 log(f"  {spec['id']}: {rec['status']}")
         for f in (prob["npz"], prob["bin"]):
@@ -479,9 +682,12 @@ def main(argv=None) -> int:
     meta["elapsed_seconds"] = time.perf_counter() - started
 
     out = {"meta": meta, "problems": problems_meta, "results": results}
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    path = args.results or (os.path.join(args.workdir, f"results-{stamp}-quick.json") if args.quick
-                            else os.path.join(HERE, "results", f"{stamp}.json"))
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    path = args.results or (
+        os.path.join(args.workdir, f"results-{stamp}-quick.json")
+        if args.quick
+        else os.path.join(HERE, "results", f"{stamp}.json")
+    )
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         json.dump(out, f, indent=1, default=float)
@@ -490,6 +696,7 @@ def main(argv=None) -> int:
     log(f"raw results: {raw}")
 
     import report
+
     md = report.render(out, raw_path=raw)
     print(md)
     if args.append:

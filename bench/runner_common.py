@@ -50,7 +50,7 @@ class PhaseMemory:
         self.increase = -1
         self.hwm_reset = False
 
-    def __enter__(self) -> "PhaseMemory":
+    def __enter__(self) -> PhaseMemory:
         gc.collect()
         self.hwm_reset = reset_hwm()
         self._base = status_bytes("VmRSS") if self.hwm_reset else status_bytes("VmHWM")
@@ -66,16 +66,25 @@ def base_parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--xout", required=True, help="where to write the solution (.npy)")
     p.add_argument("--tol", type=float, default=1e-8)
     p.add_argument("--maxiter", type=int, default=500)
-    p.add_argument("--repeat", type=int, default=1,
-                   help="time setup+solve this many times and keep the fastest")
-    p.add_argument("--repeat-budget", type=float, default=30.0,
-                   help="stop repeating once this many seconds have been spent")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="time setup+solve this many times and keep the fastest",
+    )
+    p.add_argument(
+        "--repeat-budget",
+        type=float,
+        default=30.0,
+        help="stop repeating once this many seconds have been spent",
+    )
     return p
 
 
 def load_problem(path: str):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from problems import load_npz
+
     A, b = load_npz(path)
     gc.collect()
     return A, b
@@ -87,6 +96,7 @@ def warmup_problem():
     pools) are not counted as the measured problem's memory or time."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from problems import poisson3d
+
     A = poisson3d(8)
     return A, np.ones(A.shape[0])
 

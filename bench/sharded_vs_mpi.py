@@ -34,12 +34,12 @@ def main() -> None:
 
     import jaxamg  # first: its XLA flags must precede the backend
 
+    # isort: split
     import jax
 
     jax.distributed.initialize(cluster_detection_method="mpi4py")
     jax.config.update("jax_enable_x64", True)
     import jax.numpy as jnp
-    import numpy as np
     from mpi4py import MPI
 
     from jaxamg import matrices, mpi_utils
@@ -47,16 +47,22 @@ def main() -> None:
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     n_global = args.n**3
-    A_local, rs, re = matrices.poisson3d_matrix_distributed(args.n, rank, size,
-                                                            dtype=jnp.float64)
+    A_local, rs, re = matrices.poisson3d_matrix_distributed(args.n, rank, size, dtype=jnp.float64)
     b_global = matrices.rhs_random(n_global, seed=0, dtype=jnp.float64)
     b_local, _, _ = mpi_utils.partition_vector(b_global, rank, size)
     config = {
-        "solver": "PCG", "tolerance": 1e-8, "max_iters": 500,
-        "preconditioner": {"solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_8",
-                           "max_iters": 1, "cycle": "V",
-                           "smoother": {"solver": "JACOBI_L1", "max_iters": 1},
-                           "coarse_solver": "DENSE_LU_SOLVER"},
+        "solver": "PCG",
+        "tolerance": 1e-8,
+        "max_iters": 500,
+        "preconditioner": {
+            "solver": "AMG",
+            "algorithm": "AGGREGATION",
+            "selector": "SIZE_8",
+            "max_iters": 1,
+            "cycle": "V",
+            "smoother": {"solver": "JACOBI_L1", "max_iters": 1},
+            "coarse_solver": "DENSE_LU_SOLVER",
+        },
     }
     jaxamg.with_cache(A_local, is_symmetric=True)
 
@@ -65,8 +71,9 @@ def main() -> None:
     solver = jaxamg.make_sharded_solver(A, b, config=config, is_symmetric=True)
 
     def mpi_solve():
-        x, info = jaxamg.solve(A_local, b_local, comm=comm, nglobal=n_global,
-                               partition_info=(rs, re), config=config)
+        x, info = jaxamg.solve(
+            A_local, b_local, comm=comm, nglobal=n_global, partition_info=(rs, re), config=config
+        )
         return jax.block_until_ready(x), int(info["iterations"])
 
     def sharded_solve():
@@ -90,8 +97,12 @@ def main() -> None:
         with jax.set_mesh(b.sharding.mesh):
             return jax.block_until_ready(jit_grad(A.data, b)), None
 
-    cases = {"MPI solve (eager)": mpi_solve, "sharded solve (eager)": sharded_solve,
-             "sharded grad (eager)": run_eager_grad, "sharded grad (jit)": run_jit_grad}
+    cases = {
+        "MPI solve (eager)": mpi_solve,
+        "sharded solve (eager)": sharded_solve,
+        "sharded grad (eager)": run_eager_grad,
+        "sharded grad (jit)": run_jit_grad,
+    }
     for fn in cases.values():  # warm: setups, compilation
         fn()
     times = {name: [] for name in cases}
@@ -107,19 +118,27 @@ def main() -> None:
                 iterations = its
     if rank == 0:
         med = {name: statistics.median(v) for name, v in times.items()}
-        print(f"3-D Poisson {args.n}^3 ({n_global} unknowns), {size} ranks, PCG + aggregation "
-              f"AMG, {iterations} iterations; median of {args.repeat} rounds, slowest rank")
+        print(
+            f"3-D Poisson {args.n}^3 ({n_global} unknowns), {size} ranks, PCG + aggregation "
+            f"AMG, {iterations} iterations; median of {args.repeat} rounds, slowest rank"
+        )
         print("| measurement | time s | ratio | target | met? |")
         print("|---|--:|--:|--:|---|")
-        pairs = {"MPI solve (eager)": None, "sharded solve (eager)": "MPI solve (eager)",
-                 "sharded grad (eager)": None, "sharded grad (jit)": "sharded grad (eager)"}
+        pairs = {
+            "MPI solve (eager)": None,
+            "sharded solve (eager)": "MPI solve (eager)",
+            "sharded grad (eager)": None,
+            "sharded grad (jit)": "sharded grad (eager)",
+        }
         for name, ref in pairs.items():
             if ref is None:
                 print(f"| {name} | {med[name]:.3f} | | | |")
             else:
                 ratio = med[name] / med[ref]
-                print(f"| {name} | {med[name]:.3f} | {ratio:.2f}x {ref} | <= 1.1x | "
-                      f"{'yes' if ratio <= 1.1 else 'no'} |")
+                print(
+                    f"| {name} | {med[name]:.3f} | {ratio:.2f}x {ref} | <= 1.1x | "
+                    f"{'yes' if ratio <= 1.1 else 'no'} |"
+                )
 
 
 if __name__ == "__main__":

@@ -46,9 +46,15 @@ def main(argv=None) -> int:
     config = {
         "config_version": 2,
         "solver": {
-            "scope": "main", "solver": "PCG", "tolerance": 1e-12, "max_iters": 2000,
+            "scope": "main",
+            "solver": "PCG",
+            "tolerance": 1e-12,
+            "max_iters": 2000,
             "preconditioner": {
-                "scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_2",
+                "scope": "amg",
+                "solver": "AMG",
+                "algorithm": "AGGREGATION",
+                "selector": "SIZE_2",
                 "max_iters": 1,
                 "coarse_solver": {"scope": "amg_coarse", "solver": "BLOCK_JACOBI", "max_iters": 50},
             },
@@ -64,8 +70,14 @@ def main(argv=None) -> int:
     def local_loss(d, data, b):
         # The matrix values are data * d / d0: so both the values and d are inputs.
         A = jsparse.BCSR((data * d / d0, A0.indices, A0.indptr), shape=A0.shape)
-        x, _ = jaxamg.solve(jaxamg.with_cache(A, is_symmetric=True), b, comm=comm,
-                            nglobal=n, partition_info=(rs, re), config=config)
+        x, _ = jaxamg.solve(
+            jaxamg.with_cache(A, is_symmetric=True),
+            b,
+            comm=comm,
+            nglobal=n,
+            partition_info=(rs, re),
+            config=config,
+        )
         return jnp.sum((x - t) ** 2)
 
     grad = jax.jit(jax.grad(local_loss, argnums=(0, 1, 2)))
@@ -80,8 +92,9 @@ def main(argv=None) -> int:
         A_serial = matrices.tridiagonal_matrix(n, d0, dtype=jnp.float64)
 
         def serial_loss(d, data, b):
-            A = jsparse.BCSR((data * d / d0, A_serial.indices, A_serial.indptr),
-                             shape=A_serial.shape)
+            A = jsparse.BCSR(
+                (data * d / d0, A_serial.indices, A_serial.indptr), shape=A_serial.shape
+            )
             x, _ = jaxamg.solve(jaxamg.with_cache(A, is_symmetric=True), b, config=config)
             return jnp.sum((x - t_global) ** 2)
 

@@ -70,9 +70,16 @@ def main(argv=None) -> int:
     config = {
         "config_version": 2,
         "solver": {
-            "scope": "main", "solver": "FGMRES", "tolerance": 1e-12, "max_iters": 1000, "gmres_n_restart": 40,
+            "scope": "main",
+            "solver": "FGMRES",
+            "tolerance": 1e-12,
+            "max_iters": 1000,
+            "gmres_n_restart": 40,
             "preconditioner": {
-                "scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_2",
+                "scope": "amg",
+                "solver": "AMG",
+                "algorithm": "AGGREGATION",
+                "selector": "SIZE_2",
                 "max_iters": 1,
                 "coarse_solver": {"scope": "amg_coarse", "solver": "BLOCK_JACOBI", "max_iters": 50},
             },
@@ -89,8 +96,14 @@ def main(argv=None) -> int:
         say(f"rank {r}: {nnz} nonzeros, {halo} in columns of other ranks")
 
     def local_loss(data, b):
-        x, info = jaxamg.solve(jsparse.BCSR((data, A.indices, A.indptr), shape=A.shape), b,
-                               comm=comm, nglobal=n, partition_info=(rs, re), config=config)
+        x, info = jaxamg.solve(
+            jsparse.BCSR((data, A.indices, A.indptr), shape=A.shape),
+            b,
+            comm=comm,
+            nglobal=n,
+            partition_info=(rs, re),
+            config=config,
+        )
         return jnp.sum(w * x), info
 
     (loss, info), (g_data, g_b) = jax.value_and_grad(local_loss, argnums=(0, 1), has_aux=True)(
@@ -107,8 +120,9 @@ def main(argv=None) -> int:
         G = jsparse.BCSR.from_scipy_sparse(sp.vstack(blocks).tocsr())
 
         def serial_loss(data, b):
-            x, _ = jaxamg.solve(jsparse.BCSR((data, G.indices, G.indptr), shape=G.shape), b,
-                                config=config)
+            x, _ = jaxamg.solve(
+                jsparse.BCSR((data, G.indices, G.indptr), shape=G.shape), b, config=config
+            )
             return jnp.sum(jnp.asarray(w_global) * x)
 
         s_data, s_b = jax.grad(serial_loss, argnums=(0, 1))(G.data, jnp.asarray(b_global))

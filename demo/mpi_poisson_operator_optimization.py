@@ -50,9 +50,15 @@ def main(argv=None) -> int:
     config = {
         "config_version": 2,
         "solver": {
-            "scope": "main", "solver": "PBICGSTAB", "tolerance": 1e-10, "max_iters": 500,
+            "scope": "main",
+            "solver": "PBICGSTAB",
+            "tolerance": 1e-10,
+            "max_iters": 500,
             "preconditioner": {
-                "scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_2",
+                "scope": "amg",
+                "solver": "AMG",
+                "algorithm": "AGGREGATION",
+                "selector": "SIZE_2",
                 "max_iters": 1,
                 "coarse_solver": {"scope": "amg_coarse", "solver": "BLOCK_JACOBI", "max_iters": 50},
             },

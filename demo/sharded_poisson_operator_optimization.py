@@ -36,6 +36,7 @@ def main(argv=None) -> int:
 
     import jaxamg  # before JAX starts a backend (XLA flags)
 
+    # isort: split
     import jax
 
     if not jax.distributed.is_initialized():  # (a test harness may have done it)
@@ -102,8 +103,10 @@ def main(argv=None) -> int:
     seconds = time.perf_counter() - start
     error = abs(skew - true_skew)
     agree = len(set(comm.allgather(skew))) == 1
-    say(f"recovered skew {skew:.6f} (true {true_skew}), error {error:.2e}, {args.steps} jitted "
-        f"steps in {seconds:.2f} s; the same on every rank: {agree}")
+    say(
+        f"recovered skew {skew:.6f} (true {true_skew}), error {error:.2e}, {args.steps} jitted "
+        f"steps in {seconds:.2f} s; the same on every rank: {agree}"
+    )
     ok = comm.bcast(error < 1e-3 and agree)
     say("OK" if ok else "FAILED")
     return 0 if ok else 1

@@ -35,6 +35,7 @@ def main(argv=None) -> int:
     # a backend. Then one JAX process per MPI rank.
     import jaxamg
 
+    # isort: split
     import jax
 
     if not jax.distributed.is_initialized():  # (a test harness may have done it)
@@ -56,8 +57,10 @@ def main(argv=None) -> int:
     b_global = matrices.rhs_random(n_global, seed=0, dtype=jnp.float64)
     b_local, _, _ = mpi_utils.partition_vector(b_global, rank, size)
     device = jax.local_devices()[0]
-    say(f"{n} x {n} Poisson ({n_global} unknowns) on {size} JAX processes "
-        f"({device.platform} devices), rows per rank {[r for r in comm.allgather(re - rs)]}")
+    say(
+        f"{n} x {n} Poisson ({n_global} unknowns) on {size} JAX processes "
+        f"({device.platform} devices), rows per rank {[r for r in comm.allgather(re - rs)]}"
+    )
 
     b = jaxamg.make_sharded_vector(b_local, global_size=n_global)
     A = jaxamg.make_sharded_matrix(A_local, b)
@@ -89,8 +92,10 @@ def main(argv=None) -> int:
     residual = (r2 / b2) ** 0.5
     statuses = comm.allgather(str(status))
     engine_residual = float(mine(info["residual"]))
-    say(f"solve: {status}, {iterations} iterations, engine residual {engine_residual:.3e}, "
-        f"true |b - A x| / |b| = {residual:.3e}; status per rank: {statuses}")
+    say(
+        f"solve: {status}, {iterations} iterations, engine residual {engine_residual:.3e}, "
+        f"true |b - A x| / |b| = {residual:.3e}; status per rank: {statuses}"
+    )
 
     # A jitted gradient of a global loss with respect to (A.data, b).
     def loss(A_data, rhs):
@@ -117,11 +122,15 @@ def main(argv=None) -> int:
             exact = jnp.sum(grad * direction)
             error = abs(float(exact) - float(fd)) / abs(float(fd))
             checks.append(error)
-            say(f"gradient check dL/d{label}: <grad, v> = {float(exact):.8e}, central difference "
-                f"{float(fd):.8e}, relative error {error:.2e}")
+            say(
+                f"gradient check dL/d{label}: <grad, v> = {float(exact):.8e}, central difference "
+                f"{float(fd):.8e}, relative error {error:.2e}"
+            )
     grad_local = A.local_matrix(grad_A_data)
-    say(f"rank 0: local gradient block {grad_local.shape} with {grad_local.nse} entries, "
-        f"|dL/db_local| = {float(jnp.linalg.norm(solver.local_vector(grad_b))):.4e}")
+    say(
+        f"rank 0: local gradient block {grad_local.shape} with {grad_local.nse} entries, "
+        f"|dL/db_local| = {float(jnp.linalg.norm(solver.local_vector(grad_b))):.4e}"
+    )
 
     ok = (
         all(s == str(jaxamg.AMGXStatus.SUCCESS) for s in statuses)

@@ -61,8 +61,9 @@ def relative_error(x, reference) -> float:
 def run(nx: int, ny: int, stretch: float, seed: int = 0) -> dict:
     A, V = poisson_matrix_stretched(nx, ny, stretch, dtype=jnp.float64)
     n = A.shape[0]
-    A_sp = sp.csr_matrix((np.asarray(A.data), np.asarray(A.indices), np.asarray(A.indptr)),
-                         shape=(n, n))
+    A_sp = sp.csr_matrix(
+        (np.asarray(A.data), np.asarray(A.indices), np.asarray(A.indptr)), shape=(n, n)
+    )
     A_T = jsparse.BCSR.from_scipy_sparse(A_sp.T.tocsr())
     V_np, ones = np.asarray(V), np.ones(n)
     rng = np.random.default_rng(seed)
@@ -100,8 +101,10 @@ def run(nx: int, ny: int, stretch: float, seed: int = 0) -> dict:
 
 
 def main(nx: int = 64, ny: int = 48, stretches=STRETCHES) -> dict:
-    print(f"{nx}x{ny} cells, float64, {CONFIG}: iterations (* = not converged) and error "
-          "against the pseudo-inverse solution")
+    print(
+        f"{nx}x{ny} cells, float64, {CONFIG}: iterations (* = not converged) and error "
+        "against the pseudo-inverse solution"
+    )
     print(f"{'':8s}{'plain solve':^30s}   {'with null spaces':^30s}")
     print(f"{'stretch':8s}" + f"{'forward':>15s}{'adjoint':>15s}   " * 2)
     results = {}

@@ -97,8 +97,9 @@ def cache_entries() -> list:
     return jaxamg.get_solver_cache_info()["single_gpu"]["entries"]
 
 
-def assert_grads_match_central_differences(f, data, b, g_data, g_b, rng: np.random.Generator,
-                                           eps: float = 1e-6) -> None:
+def assert_grads_match_central_differences(
+    f, data, b, g_data, g_b, rng: np.random.Generator, eps: float = 1e-6
+) -> None:
     """`g_data`, `g_b` (the gradient of f(data, b)) against central differences
     in 6 random matrix values and 4 random right-hand-side entries."""
     import jax.numpy as jnp

@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from helpers import poisson2d, random_nonsymmetric
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-
-from helpers import poisson2d, random_nonsymmetric
 
 jax.config.update("jax_enable_x64", True)
 
@@ -53,7 +52,9 @@ def check_lanes(X, info, eager, A_sp, B, exact, rtol_scipy):
             np.testing.assert_array_equal(np.asarray(X[k]), x_k)
             np.testing.assert_array_equal(hist, hist_k)
         else:
-            np.testing.assert_allclose(np.asarray(X[k]), x_k, rtol=1e-9, atol=1e-12 * abs(x_k).max())
+            np.testing.assert_allclose(
+                np.asarray(X[k]), x_k, rtol=1e-9, atol=1e-12 * abs(x_k).max()
+            )
             np.testing.assert_allclose(hist, hist_k, rtol=1e-9)
         ref = spla.spsolve(A_sp.tocsc().astype(np.float64), B[k].astype(np.float64))
         scale = max(abs(ref).max(), 1e-300)
@@ -92,8 +93,15 @@ def test_vmap_over_b_matches_eager_lanes_and_spsolve(rng, dtype, config):
     B = right_hand_sides(rng, A_sp.shape[0], dtype)
     kw = {"config": config, "tolerance": 1e-10 if dtype == np.float64 else 1e-6}
     X, info = jax.vmap(lambda b: jaxamg.solve(A, b, **kw))(jnp.asarray(B))
-    check_lanes(X, info, eager_lanes(A, B, **kw), A_sp, B, exact=True,
-                rtol_scipy=1e-8 if dtype == np.float64 else 2e-5)
+    check_lanes(
+        X,
+        info,
+        eager_lanes(A, B, **kw),
+        A_sp,
+        B,
+        exact=True,
+        rtol_scipy=1e-8 if dtype == np.float64 else 2e-5,
+    )
 
 
 def test_jit_vmap_over_b_and_x0_nonsymmetric(rng):

@@ -25,7 +25,9 @@ FORMER_PAGE_SHA256 = "8620fe3487291946927063ed809fdbcdfe96b3c9a8b7294c22611d070e
 @pytest.fixture(scope="module")
 def report():
     # bench/ is not a package: load the script by path (stdlib only, no engine).
-    spec = importlib.util.spec_from_file_location("bench_report", os.path.join(REPO, "bench", "report.py"))
+    spec = importlib.util.spec_from_file_location(
+        "bench_report", os.path.join(REPO, "bench", "report.py")
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -36,7 +38,9 @@ def test_generated_files_are_up_to_date(report):
         with open(path, encoding="utf-8") as f:
             committed = f.read()
         rel = os.path.relpath(path, REPO)
-        assert committed == text, f"{rel} differs from bench/report.py's output: run `make bench-report`"
+        assert committed == text, (
+            f"{rel} differs from bench/report.py's output: run `make bench-report`"
+        )
 
 
 def test_page_is_short(report):
@@ -46,12 +50,15 @@ def test_page_is_short(report):
 def test_page_links_resolve(report):
     for target in re.findall(r"\]\(([^)#]+)\)", report.render_page()):
         if not target.startswith("http"):
-            assert os.path.exists(os.path.join(REPO, target)), f"BENCHMARKS.md links to missing {target}"
+            assert os.path.exists(os.path.join(REPO, target)), (
+                f"BENCHMARKS.md links to missing {target}"
+            )
 
 
 def test_history_keeps_the_former_page_verbatim(report):
-    names = sorted(n for n in os.listdir(HISTORY)
-                   if n[:2].isdigit() and int(n[:2]) <= report.FORMER_PAGE_LAST)
+    names = sorted(
+        n for n in os.listdir(HISTORY) if n[:2].isdigit() and int(n[:2]) <= report.FORMER_PAGE_LAST
+    )
     text = b"".join(open(os.path.join(HISTORY, n), "rb").read() for n in names)
     assert hashlib.sha256(text).hexdigest() == FORMER_PAGE_SHA256
 
@@ -72,13 +79,17 @@ def test_run_report_renders_as_recorded(report):
 def _table_rows(markdown: str) -> set[tuple[str, ...]]:
     """Every Markdown table row of a report as a tuple of its cells (bold
     marks dropped: the page does not carry them)."""
-    return {tuple(c.strip().replace("**", "") for c in line.strip().strip("|").split("|"))
-            for line in markdown.splitlines() if line.startswith("|")}
+    return {
+        tuple(c.strip().replace("**", "") for c in line.strip().strip("|").split("|"))
+        for line in markdown.splitlines()
+        if line.startswith("|")
+    }
 
 
 def test_transcribed_figures_appear_in_their_reports(report):
     """Each row, target value and note of bench/results/latest/ is found as
     written in the history report it names: nothing invented or re-rounded."""
+
     def flat(text: str) -> str:
         return " ".join(text.split())
 
@@ -95,4 +106,6 @@ def test_transcribed_figures_appear_in_their_reports(report):
             for p in s.get("points", []):  # the plots' numbers, as the report prints them
                 for key in ("solve_s", "solve_ms", "iterations"):
                     if key in p:
-                        assert f"{p[key]:g}" in source, f"{s['file']}: {key} {p[key]} not in {s['source']}"
+                        assert f"{p[key]:g}" in source, (
+                            f"{s['file']}: {key} {p[key]} not in {s['source']}"
+                        )

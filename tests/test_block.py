@@ -45,8 +45,10 @@ def test_scalar_default_solve_of_the_kron_system_needs_far_more_iterations(rng):
     b = rng.normal(size=A.shape[0])
     _, block = jaxamg.solve(A, jnp.asarray(b), block_dim=2)
     _, scalar = jaxamg.solve(A, jnp.asarray(b))
-    print(f"block_dim=2: {block['iterations']} iterations ({block['status']}); "
-          f"block_dim=1: {scalar['iterations']} iterations ({scalar['status']})")
+    print(
+        f"block_dim=2: {block['iterations']} iterations ({block['status']}); "
+        f"block_dim=1: {scalar['iterations']} iterations ({scalar['status']})"
+    )
     assert scalar["iterations"] >= 5 * block["iterations"]
 
 
@@ -108,12 +110,23 @@ def _block_gs_config(smoother):
     return {
         "config_version": 2,
         "solver": {
-            "scope": "main", "solver": "FGMRES", "gmres_n_restart": 30, "max_iters": 200,
-            "tolerance": 1e-11, "convergence": "RELATIVE_INI", "monitor_residual": 1,
+            "scope": "main",
+            "solver": "FGMRES",
+            "gmres_n_restart": 30,
+            "max_iters": 200,
+            "tolerance": 1e-11,
+            "convergence": "RELATIVE_INI",
+            "monitor_residual": 1,
             "preconditioner": {
-                "scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION",
-                "selector": "SIZE_2", "max_iters": 1, "cycle": "V",
-                "presweeps": 1, "postsweeps": 1, "coarse_solver": "DENSE_LU_SOLVER",
+                "scope": "amg",
+                "solver": "AMG",
+                "algorithm": "AGGREGATION",
+                "selector": "SIZE_2",
+                "max_iters": 1,
+                "cycle": "V",
+                "presweeps": 1,
+                "postsweeps": 1,
+                "coarse_solver": "DENSE_LU_SOLVER",
                 "smoother": {"scope": "gs", "solver": smoother, "relaxation_factor": 1.0},
             },
         },
@@ -148,5 +161,6 @@ def test_block_gauss_seidel_smoother_solves_and_differentiates(rng, smoother):
     # Adjoint: A^T lam = w, dL/db = lam, dL/da_ij = -lam_i x_j.
     lam = spla.spsolve(A.T.tocsc(), np.asarray(w))
     np.testing.assert_allclose(np.asarray(g_b), lam, rtol=1e-7, atol=1e-9)
-    np.testing.assert_allclose(np.asarray(g_data), -lam[rows] * ref[A.indices], rtol=1e-7,
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        np.asarray(g_data), -lam[rows] * ref[A.indices], rtol=1e-7, atol=1e-9
+    )

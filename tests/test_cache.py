@@ -5,11 +5,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from helpers import cache_entries
 from jax.experimental import sparse as jsparse
 
 import jaxamg
 from jaxamg import matrices
-from helpers import cache_entries
 
 jax.config.update("jax_enable_x64", True)
 
@@ -53,8 +53,11 @@ def test_jitted_loop_solving_twice_sets_up_once(rng):
 def test_new_values_resetup_and_stay_correct(rng):
     A = matrices.poisson_matrix(8, dtype=jnp.float64)
     b = jnp.asarray(rng.normal(size=64))
-    f = jax.jit(lambda d, r: jaxamg.solve(
-        jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape), r, tolerance=1e-10)[0])
+    f = jax.jit(
+        lambda d, r: jaxamg.solve(
+            jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape), r, tolerance=1e-10
+        )[0]
+    )
     for scale in (1.0, 2.0, 3.5):
         x = f(scale * A.data, b)
         np.testing.assert_allclose(np.asarray(scale * (A.todense() @ x)), np.asarray(b), atol=1e-8)
@@ -68,8 +71,10 @@ def test_same_row_pointers_different_columns_miss():
     n = 8
     b = jnp.arange(1.0, n + 1)
     for shift in (1, 3):
-        M = (4 * sp.eye(n) - sp.csr_matrix((np.ones(n), (np.arange(n), (np.arange(n) + shift) % n)),
-                                           shape=(n, n))).tocsr()
+        M = (
+            4 * sp.eye(n)
+            - sp.csr_matrix((np.ones(n), (np.arange(n), (np.arange(n) + shift) % n)), shape=(n, n))
+        ).tocsr()
         assert np.array_equal(M.indptr, np.arange(0, 2 * n + 1, 2))
         x, _ = jaxamg.solve(jsparse.BCSR.from_scipy_sparse(M), b, tolerance=1e-10)
         np.testing.assert_allclose(M @ np.asarray(x), np.asarray(b), rtol=1e-8)
@@ -112,11 +117,15 @@ def test_device_structure_hash_separates_patterns(rng):
     a, b = 5, 6 + int(np.argmax(indices[6:] != indices[5]))
     swapped[a], swapped[b] = swapped[b], swapped[a]
     moved = indptr.copy()
-    row = int(np.argmax((counts[:-1] > 1)))
+    row = int(np.argmax(counts[:-1] > 1))
     moved[row + 1] -= 1  # the last entry of `row` now belongs to row + 1
     longer = np.concatenate([indptr, [indptr[-1]]]).astype(np.int32)
-    others = {digest(indptr, changed), digest(indptr, swapped), digest(moved, indices),
-              digest(longer, indices)}
+    others = {
+        digest(indptr, changed),
+        digest(indptr, swapped),
+        digest(moved, indices),
+        digest(longer, indices),
+    }
     assert base not in others and len(others) == 4
 
 
@@ -131,15 +140,15 @@ def test_accelerator_structure_path_bakes_no_constants(monkeypatch):
     from jaxamg._core import structure as _structure
 
     def on_device(*arrays):
-        return all(isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer)
-                   for a in arrays)
+        return all(isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer) for a in arrays)
 
     monkeypatch.setattr(_matrix, "on_accelerator", on_device)
     monkeypatch.setattr(_structure, "on_accelerator", on_device)
     monkeypatch.setattr(_matrix, "_DEVICE_HASH_MIN_NNZ", 0)
     A = matrices.poisson3d_matrix(12, dtype=jnp.float64)
-    M = jsparse.BCSR((jnp.asarray(A.data), jnp.asarray(A.indices), jnp.asarray(A.indptr)),
-                     shape=A.shape)
+    M = jsparse.BCSR(
+        (jnp.asarray(A.data), jnp.asarray(A.indices), jnp.asarray(A.indptr)), shape=A.shape
+    )
     b = matrices.rhs_random(12**3, seed=2, dtype=jnp.float64)
     limit = jax.config.jax_captured_constants_warn_bytes
     jax.config.update("jax_captured_constants_warn_bytes", 4 * 12**3)
@@ -150,8 +159,11 @@ def test_accelerator_structure_path_bakes_no_constants(monkeypatch):
     finally:
         jax.config.update("jax_captured_constants_warn_bytes", limit)
     assert info["status"] == jaxamg.AMGXStatus.SUCCESS
-    np.testing.assert_allclose(np.asarray(M.todense()) @ np.asarray(x), np.asarray(b),
-                               atol=1e-7 * float(jnp.linalg.norm(b)))
+    np.testing.assert_allclose(
+        np.asarray(M.todense()) @ np.asarray(x),
+        np.asarray(b),
+        atol=1e-7 * float(jnp.linalg.norm(b)),
+    )
     (e,) = cache_entries()
     assert e["setups"] == 1
 
@@ -173,8 +185,15 @@ def test_cache_info_has_jax_amgs_keys_and_types(rng):
         assert {"size", "capacity", "entries"} <= set(info[section])
         assert isinstance(info[section]["size"], int)
     (e,) = info["single_gpu"]["entries"]
-    types = {"n_rows": int, "nnz": int, "mode": str, "transpose_solve": bool,
-             "block_dim": int, "structure_hash": int, "config": dict}
+    types = {
+        "n_rows": int,
+        "nnz": int,
+        "mode": str,
+        "transpose_solve": bool,
+        "block_dim": int,
+        "structure_hash": int,
+        "config": dict,
+    }
     for key, kind in types.items():
         assert type(e[key]) is kind, (key, type(e[key]))
     assert (e["n_rows"], e["nnz"], e["mode"], e["block_dim"]) == (36, A.nse, "float64", 1)

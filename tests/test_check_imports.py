@@ -30,31 +30,37 @@ def test_the_package_passes():
 
 
 def test_allowed_imports_pass(tmp_path):
-    root = _package(tmp_path, {
-        "_core/__init__.py": "",
-        "_core/checks.py": "def check(): pass\n_private = 1\n",
-        # A private module of a subpackage, public names from it, a private
-        # name of the module itself, imports under TYPE_CHECKING.
-        "_single/__init__.py": "",
-        "_single/solve.py": "from typing import TYPE_CHECKING\n"
-                            "from .._core import checks\nfrom .._core.checks import check\n"
-                            "from . import _helpers\n_x = checks.check\n"
-                            "if TYPE_CHECKING:\n    from ..api import solve\n",
-        "_single/_helpers.py": "",
-        "api.py": "from ._single.solve import check\n"
-                  "def solve():\n    from ._core import checks\n",
-    })
+    root = _package(
+        tmp_path,
+        {
+            "_core/__init__.py": "",
+            "_core/checks.py": "def check(): pass\n_private = 1\n",
+            # A private module of a subpackage, public names from it, a private
+            # name of the module itself, imports under TYPE_CHECKING.
+            "_single/__init__.py": "",
+            "_single/solve.py": "from typing import TYPE_CHECKING\n"
+            "from .._core import checks\nfrom .._core.checks import check\n"
+            "from . import _helpers\n_x = checks.check\n"
+            "if TYPE_CHECKING:\n    from ..api import solve\n",
+            "_single/_helpers.py": "",
+            "api.py": "from ._single.solve import check\n"
+            "def solve():\n    from ._core import checks\n",
+        },
+    )
     assert check_imports.check(root) == []
     assert check_imports.main(["check_imports.py", str(root)]) == 0
 
 
 def test_a_cycle_fails(tmp_path, capsys):
-    root = _package(tmp_path, {
-        "a.py": "from .b import g\ndef f(): pass\n",
-        # The cycle is closed inside a function: it still counts.
-        "b.py": "def g():\n    from .a import f\n",
-        "c.py": "from . import a\n",
-    })
+    root = _package(
+        tmp_path,
+        {
+            "a.py": "from .b import g\ndef f(): pass\n",
+            # The cycle is closed inside a function: it still counts.
+            "b.py": "def g():\n    from .a import f\n",
+            "c.py": "from . import a\n",
+        },
+    )
     problems = check_imports.check(root)
     assert len(problems) == 2
     assert problems[0].startswith("pkg/a.py:1: import cycle: pkg.a imports pkg.b")
@@ -66,13 +72,16 @@ def test_a_cycle_fails(tmp_path, capsys):
 
 
 def test_a_private_name_from_another_module_fails(tmp_path, capsys):
-    root = _package(tmp_path, {
-        "_core/__init__.py": "",
-        "_core/info.py": "_lock = 1\ndef _helper(): pass\n",
-        "solve.py": "from ._core.info import _lock\n"
-                    "def f():\n    from ._core.info import _helper\n",
-        "other.py": "from ._core import info\nx = info._lock\n",
-    })
+    root = _package(
+        tmp_path,
+        {
+            "_core/__init__.py": "",
+            "_core/info.py": "_lock = 1\ndef _helper(): pass\n",
+            "solve.py": "from ._core.info import _lock\n"
+            "def f():\n    from ._core.info import _helper\n",
+            "other.py": "from ._core import info\nx = info._lock\n",
+        },
+    )
     problems = check_imports.check(root)
     assert problems == [
         "pkg/other.py:2: private name _lock of pkg._core.info used: move it to a lower "
@@ -89,15 +98,18 @@ def test_a_private_name_from_another_module_fails(tmp_path, capsys):
 
 
 def test_a_layer_importing_upward_fails(tmp_path):
-    root = _package(tmp_path, {
-        "_core/__init__.py": "",
-        "_core/x.py": "def f():\n    from ..config import y\n",
-        "config.py": "y = 1\n",
-        "_single/__init__.py": "",
-        "_single/solve.py": "from .._dist import solve\n",
-        "_dist/__init__.py": "",
-        "_dist/solve.py": "from .._core import x\n",
-    })
+    root = _package(
+        tmp_path,
+        {
+            "_core/__init__.py": "",
+            "_core/x.py": "def f():\n    from ..config import y\n",
+            "config.py": "y = 1\n",
+            "_single/__init__.py": "",
+            "_single/solve.py": "from .._dist import solve\n",
+            "_dist/__init__.py": "",
+            "_dist/solve.py": "from .._core import x\n",
+        },
+    )
     problems = check_imports.check(root)
     assert problems == [
         "pkg/_core/x.py:2: layer: _core imports config (pkg.config); _core may import only "
@@ -108,11 +120,14 @@ def test_a_layer_importing_upward_fails(tmp_path):
 
 
 def test_counts(tmp_path):
-    root = _package(tmp_path, {
-        "_core/__init__.py": "",
-        "_core/x.py": "def f():\n    import json\n    from . import y\n",
-        "_core/y.py": "",
-    })
+    root = _package(
+        tmp_path,
+        {
+            "_core/__init__.py": "",
+            "_core/x.py": "def f():\n    import json\n    from . import y\n",
+            "_core/y.py": "",
+        },
+    )
     counts = check_imports.counts(root)
     assert counts["modules per folder"] == {"pkg": 1, "pkg/_core": 3}
     assert counts["of them inside functions"] == 1

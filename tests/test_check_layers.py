@@ -15,8 +15,16 @@ _spec.loader.exec_module(check_layers)
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     """A cpp/ folder with the given files (path under cpp/ -> text)."""
     cpp = tmp_path / "cpp"
-    for layer in ("core", "config", "backend/cpu", "solvers", "amg", "api", "dist",
-                  "gpu_legacy/setup"):
+    for layer in (
+        "core",
+        "config",
+        "backend/cpu",
+        "solvers",
+        "amg",
+        "api",
+        "dist",
+        "gpu_legacy/setup",
+    ):
         (cpp / "engine" / layer).mkdir(parents=True, exist_ok=True)
     for name in ("ffi", "bindings", "tests"):
         (cpp / name).mkdir(parents=True, exist_ok=True)
@@ -34,31 +42,37 @@ def test_repository_tree_follows_the_layering():
 
 
 def test_allowed_includes_pass(tmp_path):
-    cpp = _tree(tmp_path, {
-        "engine/backend/cpu/blas.h": '#include "core/types.h"\n#include <vector>\n',
-        "engine/backend/cpu/blas.cc": '#include "backend/cpu/blas.h"\n#include "xla/ffi.h"\n',
-        "engine/gpu_legacy/setup/pmis.cu": '#include "gpu_legacy/device_solver.h"\n'
-                                           '#include "amg/x.h"\n#include "config/c.h"\n',
-        "ffi/handler.cc": '#include "handler.h"\n#include "gpu_legacy/device_solver.h"\n',
-        "tests/test_x.cc": '#include "gpu_legacy/device_solver.h"\n',
-    })
+    cpp = _tree(
+        tmp_path,
+        {
+            "engine/backend/cpu/blas.h": '#include "core/types.h"\n#include <vector>\n',
+            "engine/backend/cpu/blas.cc": '#include "backend/cpu/blas.h"\n#include "xla/ffi.h"\n',
+            "engine/gpu_legacy/setup/pmis.cu": '#include "gpu_legacy/device_solver.h"\n'
+            '#include "amg/x.h"\n#include "config/c.h"\n',
+            "ffi/handler.cc": '#include "handler.h"\n#include "gpu_legacy/device_solver.h"\n',
+            "tests/test_x.cc": '#include "gpu_legacy/device_solver.h"\n',
+        },
+    )
     assert check_layers.check(cpp) == []
     assert check_layers.main(["check_layers.py", str(cpp)]) == 0
 
 
 def test_each_forbidden_include_is_named(tmp_path, capsys):
-    cpp = _tree(tmp_path, {
-        # A backend sees core and backend only.
-        "engine/backend/cpu/blas.cc": '#include "core/types.h"\n\n#include "solvers/solver.h"\n',
-        "engine/backend/cpu/spgemm.h": '  #  include "config/config.h"\n',
-        # Relative paths count for the folder they reach.
-        "engine/backend/cpu/rel.h": '#include "../../amg/amg.h"\n',
-        # No engine file includes the front ends or the legacy device path.
-        "engine/gpu_legacy/setup/pmis.cu": '#include "ffi/handler.h"\n',
-        "engine/solvers/krylov.cc": '#include "gpu_legacy/device_solver.h"\n',
-        "engine/amg/amg.cc": '#include "dist/halo.h"\n',
-        "engine/core/error.h": '#include "api/linear_solver.h"\n',
-    })
+    cpp = _tree(
+        tmp_path,
+        {
+            # A backend sees core and backend only.
+            "engine/backend/cpu/blas.cc": '#include "core/types.h"\n\n#include "solvers/solver.h"\n',
+            "engine/backend/cpu/spgemm.h": '  #  include "config/config.h"\n',
+            # Relative paths count for the folder they reach.
+            "engine/backend/cpu/rel.h": '#include "../../amg/amg.h"\n',
+            # No engine file includes the front ends or the legacy device path.
+            "engine/gpu_legacy/setup/pmis.cu": '#include "ffi/handler.h"\n',
+            "engine/solvers/krylov.cc": '#include "gpu_legacy/device_solver.h"\n',
+            "engine/amg/amg.cc": '#include "dist/halo.h"\n',
+            "engine/core/error.h": '#include "api/linear_solver.h"\n',
+        },
+    )
     problems = check_layers.check(cpp)
     expected = [
         ("cpp/engine/amg/amg.cc:1:", "dist/"),

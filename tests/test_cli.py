@@ -92,8 +92,16 @@ def test_json_fields_with_rhs(tmp_path, capsys, rng):
     matrix, rhs = write(tmp_path / "A.mtx", A.tocoo()), write(tmp_path / "b.mtx", b)
     solution = str(tmp_path / "x.out")  # no .mtx suffix: written as named
     code, out, _ = run(
-        capsys, "solve", matrix, "--rhs", rhs, "--config-string", PCG,
-        "--solution", solution, "--json",
+        capsys,
+        "solve",
+        matrix,
+        "--rhs",
+        rhs,
+        "--config-string",
+        PCG,
+        "--solution",
+        solution,
+        "--json",
     )
     assert code == 0
     result = last_json(out)
@@ -149,8 +157,19 @@ def test_transpose_and_dtype(tmp_path, capsys, rng, dtype):
     solution = str(tmp_path / "x.mtx")
     config = FGMRES if dtype == "float64" else krylov_config("FGMRES", 1e-5)
     code, out, _ = run(
-        capsys, "solve", matrix, "--rhs", rhs, "--transpose", "--dtype", dtype,
-        "--config-string", config, "--solution", solution, "--json",
+        capsys,
+        "solve",
+        matrix,
+        "--rhs",
+        rhs,
+        "--transpose",
+        "--dtype",
+        dtype,
+        "--config-string",
+        config,
+        "--solution",
+        solution,
+        "--json",
     )
     assert code == 0
     reference = spla.spsolve(A.T.tocsc(), b.ravel())

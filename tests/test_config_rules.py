@@ -21,10 +21,19 @@ def test_defaults():
     s = c["solver"]
     assert c["config_version"] == 2
     assert (s["solver"], s["convergence"], s["tolerance"], s["max_iters"], s["norm"]) == (
-        "PBICGSTAB", "RELATIVE_INI", 1e-6, 1000, "L2")
+        "PBICGSTAB",
+        "RELATIVE_INI",
+        1e-6,
+        1000,
+        "L2",
+    )
     p = s["preconditioner"]
     assert (p["solver"], p["algorithm"], p["selector"], p["interpolator"]) == (
-        "AMG", "CLASSICAL", "PMIS", "D2")
+        "AMG",
+        "CLASSICAL",
+        "PMIS",
+        "D2",
+    )
     assert p["smoother"]["solver"] == "BLOCK_JACOBI" and p["smoother"]["relaxation_factor"] == 0.9
     assert p["coarse_solver"] == "DENSE_LU_SOLVER" and p["max_iters"] == 1
     assert s["monitor_residual"] == 1 and s["store_res_history"] == 1
@@ -54,7 +63,11 @@ def test_amg_preconditioner_is_filled_from_defaults():
     c = cfg({"preconditioner": {"solver": "AMG", "smoother": "MULTICOLOR_GS"}})
     p = c["solver"]["preconditioner"]
     assert p["smoother"] == "MULTICOLOR_GS"
-    assert (p["algorithm"], p["selector"], p["coarse_solver"]) == ("CLASSICAL", "PMIS", "DENSE_LU_SOLVER")
+    assert (p["algorithm"], p["selector"], p["coarse_solver"]) == (
+        "CLASSICAL",
+        "PMIS",
+        "DENSE_LU_SOLVER",
+    )
     c = cfg({"config_version": 2, "solver": {"preconditioner": {"solver": "AMG", "cycle": "W"}}})
     assert c["solver"]["preconditioner"]["coarse_solver"] == "DENSE_LU_SOLVER"
 
@@ -74,14 +87,21 @@ def test_block_defaults_and_classical_rejected():
     c = cfg(block_dim=2)
     p = c["solver"]["preconditioner"]
     assert (p["algorithm"], p["selector"], p["min_coarse_rows"], p["dense_lu_num_rows"]) == (
-        "AGGREGATION", "SIZE_2", 32, 64)
+        "AGGREGATION",
+        "SIZE_2",
+        32,
+        64,
+    )
     with pytest.raises(ValueError, match="classical AMG does not support block_dim=2"):
         cfg({"preconditioner": {"solver": "AMG", "algorithm": "CLASSICAL"}}, block_dim=2)
     c = cfg(block_dim=2, mpi=True)
     assert c["solver"]["preconditioner"]["coarse_solver"]["solver"] == "BLOCK_JACOBI"
     with pytest.raises(ValueError, match="DENSE_LU_SOLVER as coarse solver"):
-        cfg({"preconditioner": {"solver": "AMG", "coarse_solver": "DENSE_LU_SOLVER"}},
-            block_dim=2, mpi=True)
+        cfg(
+            {"preconditioner": {"solver": "AMG", "coarse_solver": "DENSE_LU_SOLVER"}},
+            block_dim=2,
+            mpi=True,
+        )
 
 
 @pytest.mark.parametrize(
@@ -112,8 +132,14 @@ def test_mpi_dilu_tiny_coarse_grid_rejected():
     with pytest.raises(ValueError, match="MULTICOLOR_DILU"):
         prepare_config(bad, mpi=True)
     prepare_config(bad)  # single process: fine
-    ok = {"preconditioner": {"solver": "AMG", "smoother": "MULTICOLOR_DILU",
-                             "dense_lu_num_rows": 64, "min_coarse_rows": 64}}
+    ok = {
+        "preconditioner": {
+            "solver": "AMG",
+            "smoother": "MULTICOLOR_DILU",
+            "dense_lu_num_rows": 64,
+            "min_coarse_rows": 64,
+        }
+    }
     prepare_config(ok, mpi=True)
 
 
@@ -124,7 +150,8 @@ def test_outer_max_iters():
     assert outer_max_iters('{"solver": {}}') == 100
     assert uses_dense_lu_coarse_solver(prepare_config())
     assert not uses_dense_lu_coarse_solver(
-        prepare_config({"preconditioner": {"solver": "AMG", "coarse_solver": "NOSOLVER"}}))
+        prepare_config({"preconditioner": {"solver": "AMG", "coarse_solver": "NOSOLVER"}})
+    )
 
 
 def test_solve_rejects_string_config_and_unknown_keys():
@@ -155,7 +182,9 @@ def test_solve_input_errors():
     with pytest.raises(TypeError, match="not supported"):
         jaxamg.solve("matrix", jnp.ones(8))
     with pytest.raises(ValueError, match="batched BCSR"):
-        jaxamg.solve(jax.vmap(lambda s: matrices.tridiagonal_matrix(8, s))(jnp.ones(2)), jnp.ones(8))
+        jaxamg.solve(
+            jax.vmap(lambda s: matrices.tridiagonal_matrix(8, s))(jnp.ones(2)), jnp.ones(8)
+        )
 
 
 def test_nan_values_raise_eagerly_and_fail_under_jit():
@@ -169,7 +198,9 @@ def test_nan_values_raise_eagerly_and_fail_under_jit():
 
     @jax.jit
     def f(data, rhs):
-        return jaxamg.solve(jax.experimental.sparse.BCSR((data, A.indices, A.indptr), shape=A.shape), rhs)
+        return jaxamg.solve(
+            jax.experimental.sparse.BCSR((data, A.indices, A.indptr), shape=A.shape), rhs
+        )
 
     x, info = f(bad, jnp.ones(8))
     assert int(info["status"]) == jaxamg.AMGXStatus.FAILED

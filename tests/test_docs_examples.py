@@ -72,5 +72,6 @@ def test_compile_only_blocks_are_marked_for_a_reason():
     for page in PAGES:
         for block in blocks(page):
             if is_compile_only(block):
-                assert "mpi" in block.lower() or "gpu" in block.lower() or "cuda" in block.lower(), (
-                    f"{page.name}: a block marked compile-only does not use MPI or a GPU")
+                assert (
+                    "mpi" in block.lower() or "gpu" in block.lower() or "cuda" in block.lower()
+                ), f"{page.name}: a block marked compile-only does not use MPI or a GPU"

@@ -15,8 +15,16 @@ import pytest
 
 import jaxamg
 
-SUBMODULES = ("cache", "config", "matrices", "mpi_utils", "nullspace", "preconditioners",
-              "sparsity", "utils")
+SUBMODULES = (
+    "cache",
+    "config",
+    "matrices",
+    "mpi_utils",
+    "nullspace",
+    "preconditioners",
+    "sparsity",
+    "utils",
+)
 # Module-level data whose documentation is the module's text, not a docstring.
 DATA_NAMES = {"__version__", "DEFAULT_CONFIG", "DEFAULT_PRECONDITIONER_CONFIG"}
 
@@ -27,19 +35,27 @@ def _public_names() -> list[tuple[str, object]]:
         module = importlib.import_module(f"jaxamg.{sub}")
         listed = getattr(module, "__all__", None)
         if listed is None:  # no __all__: its own public functions and classes
-            listed = [n for n, v in vars(module).items()
-                      if not n.startswith("_") and (inspect.isfunction(v) or inspect.isclass(v))
-                      and v.__module__ == module.__name__]
-        names.extend((f"jaxamg.{sub}.{n}", getattr(module, n))
-                     for n in dict.fromkeys(listed) if n not in DATA_NAMES)
+            listed = [
+                n
+                for n, v in vars(module).items()
+                if not n.startswith("_")
+                and (inspect.isfunction(v) or inspect.isclass(v))
+                and v.__module__ == module.__name__
+            ]
+        names.extend(
+            (f"jaxamg.{sub}.{n}", getattr(module, n))
+            for n in dict.fromkeys(listed)
+            if n not in DATA_NAMES
+        )
     members = []
     for qualname, obj in names:
         if inspect.isclass(obj) and obj.__module__.startswith("jaxamg"):
             for attr, value in vars(obj).items():
                 if attr.startswith("_"):
                     continue
-                if inspect.isfunction(value) or isinstance(value, (property, classmethod,
-                                                                    staticmethod)):
+                if inspect.isfunction(value) or isinstance(
+                    value, (property, classmethod, staticmethod)
+                ):
                     members.append((f"{qualname}.{attr}", value))
     return names + members
 
@@ -90,8 +106,9 @@ def test_api_reference_lists_every_public_name():
     import pathlib
 
     api = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
-    listed = {line.split(":::", 1)[1].strip() for line in api.splitlines()
-              if line.startswith(":::")}
+    listed = {
+        line.split(":::", 1)[1].strip() for line in api.splitlines() if line.startswith(":::")
+    }
     wanted = {f"jaxamg.{n}" for n in jaxamg.__all__ if n not in DATA_NAMES}
     wanted |= {f"jaxamg.{sub}" for sub in SUBMODULES}
     assert not wanted - listed, f"docs/api.md misses {sorted(wanted - listed)}"

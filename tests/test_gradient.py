@@ -2,18 +2,16 @@
 differences: reverse mode (b, matrix values, builder parameters), forward
 mode, higher order, transforms combined."""
 
-import warnings
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import assert_grads_match_central_differences
 from jax.experimental import sparse as jsparse
 
 import jaxamg
 from jaxamg import matrices
-from helpers import assert_grads_match_central_differences
 
 jax.config.update("jax_enable_x64", True)
 
@@ -39,6 +37,7 @@ def loss_amg(Aj, w):
         M = jsparse.BCSR((data, Aj.indices, Aj.indptr), shape=Aj.shape)
         x, _ = jaxamg.solve(M, b, **CFG)
         return jnp.sum(w * x**2) + jnp.sum(jnp.sin(x))
+
     return f
 
 
@@ -46,6 +45,7 @@ def loss_dense(Aj, w):
     def f(data, b):
         x = jnp.linalg.solve(dense_of(Aj, data), b)
         return jnp.sum(w * x**2) + jnp.sum(jnp.sin(x))
+
     return f
 
 
@@ -79,8 +79,9 @@ def test_forward_mode_jvp_and_jacfwd(rng):
     _, t_ref = jax.jvp(lambda d, r: jnp.linalg.solve(dense_of(Aj, d), r), (Aj.data, b), (dA, db))
     np.testing.assert_allclose(np.asarray(t), np.asarray(t_ref), rtol=1e-7, atol=1e-10)
     J = jax.jacfwd(sol, argnums=1)(Aj.data, b)
-    np.testing.assert_allclose(np.asarray(J), np.linalg.inv(np.asarray(dense_of(Aj, Aj.data))),
-                               rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(
+        np.asarray(J), np.linalg.inv(np.asarray(dense_of(Aj, Aj.data))), rtol=1e-7, atol=1e-10
+    )
 
 
 def test_grad_of_grad_and_hessian(rng):
@@ -119,12 +120,23 @@ def test_gradient_through_a_builder_parameter():
     fd = (loss(2.5 + 1e-6) - loss(2.5 - 1e-6)) / 2e-6
     assert float(g) == pytest.approx(float(fd), rel=1e-5)
     skew_grad = jax.grad(
-        lambda s: jnp.sum(jaxamg.solve(matrices.poisson_matrix(6, s, dtype=jnp.float64),
-                                       matrices.rhs_ones(36, jnp.float64), **CFG)[0] ** 2)
+        lambda s: jnp.sum(
+            jaxamg.solve(
+                matrices.poisson_matrix(6, s, dtype=jnp.float64),
+                matrices.rhs_ones(36, jnp.float64),
+                **CFG,
+            )[0]
+            ** 2
+        )
     )(0.5)
     skew_ref = jax.grad(
-        lambda s: jnp.sum(jnp.linalg.solve(matrices.poisson_matrix(6, s, dtype=jnp.float64).todense(),
-                                           matrices.rhs_ones(36, jnp.float64)) ** 2)
+        lambda s: jnp.sum(
+            jnp.linalg.solve(
+                matrices.poisson_matrix(6, s, dtype=jnp.float64).todense(),
+                matrices.rhs_ones(36, jnp.float64),
+            )
+            ** 2
+        )
     )(0.5)
     assert float(skew_grad) == pytest.approx(float(skew_ref), rel=1e-7)
 

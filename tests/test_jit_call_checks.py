@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from helpers import cache_entries
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from helpers import cache_entries
 
 jax.config.update("jax_enable_x64", True)
 
@@ -122,11 +122,14 @@ def test_values_changed_in_place_in_one_numpy_buffer_are_seen():
     # same buffer (and address) with new contents must still count as new.
     indices = jnp.asarray(A.indices, dtype=jnp.int32)
     indptr = jnp.asarray(A.indptr, dtype=jnp.int32)
-    f = jax.jit(lambda d, r: jaxamg.solve(jsparse.BCSR((d, indices, indptr), shape=(N, N)), r,
-                                          config=CONFIG)[0])
+    f = jax.jit(
+        lambda d, r: jaxamg.solve(
+            jsparse.BCSR((d, indices, indptr), shape=(N, N)), r, config=CONFIG
+        )[0]
+    )
     raw = np.empty(NNZ + 8)
     start = (-raw.ctypes.data % 64) // 8  # 64-byte aligned: device_put may then alias it
-    values = raw[start:start + NNZ]
+    values = raw[start : start + NNZ]
     b = rhs(2)
     for scale in (1.0, 1.5, 1.5, 0.75):
         values[:] = A.data * scale

@@ -110,8 +110,9 @@ def test_nan_under_jit_is_failed(name, rng):
 
     @jax.jit
     def run(data, rhs):
-        return jaxamg.solve(jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs,
-                            config=config)
+        return jaxamg.solve(
+            jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs, config=config
+        )
 
     bad = np.asarray(M.data).copy()
     bad[5] = np.nan

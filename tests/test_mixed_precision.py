@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from helpers import assert_grads_match_central_differences, poisson2d, random_nonsymmetric
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from helpers import assert_grads_match_central_differences, poisson2d, random_nonsymmetric
 
 jax.config.update("jax_enable_x64", True)
 
@@ -21,11 +21,19 @@ def config(outer, precision="FLOAT", tolerance=1e-10):
     return {
         "config_version": 2,
         "solver": {
-            "scope": "main", "solver": outer, "tolerance": tolerance,
-            "convergence": "RELATIVE_INI", "max_iters": 300,
+            "scope": "main",
+            "solver": outer,
+            "tolerance": tolerance,
+            "convergence": "RELATIVE_INI",
+            "max_iters": 300,
             "preconditioner": {
-                "scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "selector": "PMIS",
-                "x_amg_precision": precision, "max_iters": 1, "cycle": "V",
+                "scope": "amg",
+                "solver": "AMG",
+                "algorithm": "CLASSICAL",
+                "selector": "PMIS",
+                "x_amg_precision": precision,
+                "max_iters": 1,
+                "cycle": "V",
                 "coarse_solver": "DENSE_LU_SOLVER",
                 "smoother": {"scope": "l1", "solver": "JACOBI_L1"},
             },
@@ -55,8 +63,12 @@ def as_bcsr(A):
 
 @pytest.mark.parametrize(
     "outer, make",
-    [("PCG", "coefficients"), ("PCGF", "coefficients"), ("FGMRES", "nonsymmetric"),
-     ("PBICGSTAB", "nonsymmetric")],
+    [
+        ("PCG", "coefficients"),
+        ("PCGF", "coefficients"),
+        ("FGMRES", "nonsymmetric"),
+        ("PBICGSTAB", "nonsymmetric"),
+    ],
 )
 def test_matches_spsolve_with_float64_accuracy(rng, outer, make):
     if make == "coefficients":

@@ -70,8 +70,10 @@ def test_rigid_modes_match_spsolve_and_beat_translations(problem, rng):
     b = rng.normal(size=A.shape[0])
     x, with_modes = jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2, near_nullspace=B)
     _, translations = jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2)
-    print(f"PCG + SA: {with_modes['iterations']} iterations with the rigid modes, "
-          f"{translations['iterations']} with the translations only")
+    print(
+        f"PCG + SA: {with_modes['iterations']} iterations with the rigid modes, "
+        f"{translations['iterations']} with the translations only"
+    )
     assert with_modes["status"] == jaxamg.AMGXStatus.SUCCESS
     assert translations["status"] == jaxamg.AMGXStatus.SUCCESS
     ref = spla.spsolve(A.tocsc(), b)
@@ -105,10 +107,12 @@ def test_different_vectors_get_different_setups(problem, rng):
     jaxamg.clear_solver_cache()
     # Each call waits for the last: JAX dispatches asynchronously.
     _, full = jax.block_until_ready(
-        jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2, near_nullspace=B))
+        jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2, near_nullspace=B)
+    )
     # Only the two translations: the engine's default near null space.
     _, partial = jax.block_until_ready(
-        jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2, near_nullspace=B[:, :2]))
+        jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2, near_nullspace=B[:, :2])
+    )
     _, default = jax.block_until_ready(jaxamg.solve(A, b, config=SA_CONFIG, block_dim=2))
     entries = jaxamg.get_solver_cache_info()["single_gpu"]["entries"]
     assert len(entries) == 3
@@ -157,10 +161,16 @@ def test_jit_vmap_and_gradients_treat_the_vectors_as_constants(problem, rng):
         (lambda B: B[:-2], ValueError, ["near_nullspace", "rows", "one row per unknown"]),
         (lambda B: B[:, 0], ValueError, ["near_nullspace", "2-D", "reshape(-1, 1)"]),
         (lambda B: B[None], ValueError, ["near_nullspace", "2-D", "(1, "]),
-        (lambda B: np.where(np.arange(B.shape[0])[:, None] == 5, np.nan, B), ValueError,
-         ["near_nullspace", "nan", "finite"]),
-        (lambda B: np.column_stack([B, B[:, 0] + 2 * B[:, 2]]), ValueError,
-         ["near_nullspace", "rank 3", "linearly independent"]),
+        (
+            lambda B: np.where(np.arange(B.shape[0])[:, None] == 5, np.nan, B),
+            ValueError,
+            ["near_nullspace", "nan", "finite"],
+        ),
+        (
+            lambda B: np.column_stack([B, B[:, 0] + 2 * B[:, 2]]),
+            ValueError,
+            ["near_nullspace", "rank 3", "linearly independent"],
+        ),
         (lambda B: B[:, :0], ValueError, ["near_nullspace", "0 columns"]),
         (lambda B: B.astype(complex), TypeError, ["near_nullspace", "complex"]),
     ],
@@ -182,5 +192,7 @@ def test_with_cache_validates_the_vectors(problem):
 
 def test_a_config_that_ignores_the_vectors_is_rejected(problem):
     A, B = problem
-    with pytest.raises(ValueError, match="near_nullspace.*does not use them.*x_smoothed_aggregation 2"):
+    with pytest.raises(
+        ValueError, match="near_nullspace.*does not use them.*x_smoothed_aggregation 2"
+    ):
         jaxamg.solve(A, np.ones(A.shape[0]), block_dim=2, near_nullspace=B)

@@ -71,8 +71,9 @@ def dense(A: jsparse.BCSR) -> np.ndarray:
 
 
 def stretched(nx, ny, stretch, normalize=True):
-    A, V = matrices.poisson_matrix_stretched(nx, ny, stretch, normalize=normalize,
-                                             dtype=jnp.float64)
+    A, V = matrices.poisson_matrix_stretched(
+        nx, ny, stretch, normalize=normalize, dtype=jnp.float64
+    )
     return A, np.asarray(V)
 
 
@@ -88,8 +89,12 @@ def build(name: str):
         return A, ones, ones, {"nullspace": "constant", "transpose_nullspace": "constant"}
     if name == "stretched":
         A, V = stretched(16, 12, 1.08)
-        return A, np.ones((A.shape[0], 1)), V[:, None], {
-            "nullspace": "constant", "transpose_nullspace": V}
+        return (
+            A,
+            np.ones((A.shape[0], 1)),
+            V[:, None],
+            {"nullspace": "constant", "transpose_nullspace": V},
+        )
     if name == "stretched_flux":
         A, _ = stretched(16, 12, 1.08, normalize=False)
         ones = np.ones((A.shape[0], 1))
@@ -102,8 +107,12 @@ def build(name: str):
         L = weighted_laplacian(m, gen.uniform(0.2, 3.0, size=2 * m * (m - 1)))
         d = gen.uniform(0.5, 2.0, size=m * m)
         A = bcsr(sp.diags(1 / d) @ L)
-        return A, np.ones((m * m, 1)), d[:, None], {"nullspace": "constant",
-                                                     "transpose_nullspace": d}
+        return (
+            A,
+            np.ones((m * m, 1)),
+            d[:, None],
+            {"nullspace": "constant", "transpose_nullspace": d},
+        )
     raise KeyError(name)
 
 
@@ -114,7 +123,7 @@ def pinv(D: np.ndarray) -> np.ndarray:
     return np.linalg.pinv(D, rtol=1e-10)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pinv_of(name: str) -> np.ndarray:
     return pinv(dense(build(name)[0]))
 
@@ -136,8 +145,9 @@ def test_basis_normalisation():
     ones = as_nullspace_basis("constant", n, jnp.float64)
     assert ones.shape == (n, 1) and ones.dtype == jnp.float64
     np.testing.assert_array_equal(np.asarray(ones), np.ones((n, 1)))
-    np.testing.assert_array_equal(np.asarray(as_nullspace_basis("Constant", n, jnp.float32)),
-                                  np.ones((n, 1), np.float32))
+    np.testing.assert_array_equal(
+        np.asarray(as_nullspace_basis("Constant", n, jnp.float32)), np.ones((n, 1), np.float32)
+    )
     assert as_nullspace_basis(None, n, jnp.float64) is None
     v = np.arange(1.0, n + 1)
     np.testing.assert_array_equal(np.asarray(as_nullspace_basis(v, n, jnp.float64)), v[:, None])
@@ -191,8 +201,12 @@ def test_solve_rejects_invalid_bases():
     with pytest.raises(ValueError, match="finite"):
         jaxamg.solve(A, b, nullspace=np.full(16, np.nan))
     with pytest.raises(ValueError, match="dependent") as excinfo:
-        jaxamg.solve(A, b, nullspace="constant",
-                     transpose_nullspace=np.column_stack([np.ones(16), 2 * np.ones(16)]))
+        jaxamg.solve(
+            A,
+            b,
+            nullspace="constant",
+            transpose_nullspace=np.column_stack([np.ones(16), 2 * np.ones(16)]),
+        )
     assert "`transpose_nullspace`" in str(excinfo.value)
     with pytest.raises(ValueError, match="`nullspace`"):
         jaxamg.solve(A, b, nullspace="zero")
@@ -222,18 +236,21 @@ def test_extreme_basis_scales_project_like_ordinary_ones(rng, scale, dtype, rtol
     assert basis.dtype == dtype
     validate_basis(basis)
     out = project_out(jnp.asarray(v, dtype), basis)
-    np.testing.assert_allclose(np.asarray(out), without_range_component(v, B), rtol=rtol,
-                               atol=rtol)
+    np.testing.assert_allclose(np.asarray(out), without_range_component(v, B), rtol=rtol, atol=rtol)
 
 
 def test_relative_norm(rng):
     d, v = rng.normal(size=9), rng.normal(size=9)
     assert float(relative_norm(jnp.asarray(d), jnp.asarray(v))) == pytest.approx(
-        np.linalg.norm(d) / np.linalg.norm(v), rel=1e-14)
+        np.linalg.norm(d) / np.linalg.norm(v), rel=1e-14
+    )
     assert float(relative_norm(jnp.asarray(d), jnp.zeros(9))) == 0.0
     D, V = rng.normal(size=(3, 9)), rng.normal(size=(3, 9))
-    np.testing.assert_allclose(np.asarray(relative_norm(jnp.asarray(D), jnp.asarray(V))),
-                               np.linalg.norm(D, axis=1) / np.linalg.norm(V, axis=1), rtol=1e-14)
+    np.testing.assert_allclose(
+        np.asarray(relative_norm(jnp.asarray(D), jnp.asarray(V))),
+        np.linalg.norm(D, axis=1) / np.linalg.norm(V, axis=1),
+        rtol=1e-14,
+    )
 
 
 def test_singular_config_defaults():
@@ -247,9 +264,9 @@ def test_singular_config_defaults():
     assert "dense_lu_num_rows" not in amg
     assert not uses_dense_lu_coarse_solver(prepare_config(singular=True))
     assert uses_dense_lu_coarse_solver(prepare_config(singular=False))
-    explicit = prepare_config({"preconditioner": {"solver": "AMG",
-                                                  "coarse_solver": "DENSE_LU_SOLVER"}},
-                              singular=True)
+    explicit = prepare_config(
+        {"preconditioner": {"solver": "AMG", "coarse_solver": "DENSE_LU_SOLVER"}}, singular=True
+    )
     assert uses_dense_lu_coarse_solver(explicit)
 
 
@@ -295,8 +312,9 @@ def test_stretched_grid_null_vectors(stretch):
 
 def test_stretched_grid_stretch_is_traceable():
     f = jax.jit(lambda s: matrices.poisson_matrix_stretched(8, 6, s, dtype=jnp.float64)[0].data)
-    np.testing.assert_allclose(np.asarray(f(1.05)), np.asarray(stretched(8, 6, 1.05)[0].data),
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        np.asarray(f(1.05)), np.asarray(stretched(8, 6, 1.05)[0].data), rtol=1e-14
+    )
     with pytest.raises(ValueError, match="nx"):
         matrices.poisson_matrix_stretched(2, 4, 1.0)
     with pytest.raises(ValueError, match="stretch"):
@@ -355,8 +373,9 @@ def flux_perturbation(A: jsparse.BCSR, weights_of, rng) -> np.ndarray:
     indptr, indices = np.asarray(A.indptr), np.asarray(A.indices)
     rows = np.repeat(np.arange(n), np.diff(indptr))
     upper = rows < indices
-    W = sp.csr_matrix((rng.uniform(0.5, 1.5, size=upper.sum()),
-                       (rows[upper], indices[upper])), shape=(n, n))
+    W = sp.csr_matrix(
+        (rng.uniform(0.5, 1.5, size=upper.sum()), (rows[upper], indices[upper])), shape=(n, n)
+    )
     W = W + W.T
     dL = (sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W).toarray()
     dA = dL * weights_of[:, None]
@@ -417,18 +436,18 @@ def test_two_dimensional_null_space(rng):
     np.testing.assert_allclose(np.asarray(x), P @ b, rtol=0, atol=1e-8 * np.linalg.norm(P @ b))
     assert np.abs(N.T @ np.asarray(x)).max() < 1e-11 * np.linalg.norm(x)
     assert info["rhs_inconsistency"] == pytest.approx(
-        np.linalg.norm(b - without_range_component(b, N)) / np.linalg.norm(b), rel=1e-9)
+        np.linalg.norm(b - without_range_component(b, N)) / np.linalg.norm(b), rel=1e-9
+    )
     g = jax.grad(lambda r: jnp.dot(jnp.asarray(w), jaxamg.solve(A, r, nullspace=N, **TIGHT)[0]))(
-        jnp.asarray(b))
-    np.testing.assert_allclose(np.asarray(g), P.T @ w, rtol=0,
-                               atol=1e-8 * np.linalg.norm(P.T @ w))
+        jnp.asarray(b)
+    )
+    np.testing.assert_allclose(np.asarray(g), P.T @ w, rtol=0, atol=1e-8 * np.linalg.norm(P.T @ w))
 
 
 def test_jit_equals_eager_also_with_a_traced_basis(rng):
     A, V = stretched(16, 12, 1.08)
     b = jnp.asarray(rng.normal(size=A.shape[0]))
-    x_eager, info_eager = jaxamg.solve(A, b, nullspace="constant", transpose_nullspace=V,
-                                       **TIGHT)
+    x_eager, info_eager = jaxamg.solve(A, b, nullspace="constant", transpose_nullspace=V, **TIGHT)
 
     @jax.jit
     def f(rhs, volumes):
@@ -436,11 +455,16 @@ def test_jit_equals_eager_also_with_a_traced_basis(rng):
 
     x_jit, info_jit = f(b, jnp.asarray(V))
     np.testing.assert_allclose(np.asarray(x_jit), np.asarray(x_eager), rtol=1e-13, atol=1e-15)
-    assert float(info_jit["rhs_inconsistency"]) == pytest.approx(info_eager["rhs_inconsistency"],
-                                                                 rel=1e-13)
+    assert float(info_jit["rhs_inconsistency"]) == pytest.approx(
+        info_eager["rhs_inconsistency"], rel=1e-13
+    )
     assert int(info_jit["iterations"]) == info_eager["iterations"]
-    np.testing.assert_allclose(np.asarray(x_eager), pinv_of("stretched") @ np.asarray(b),
-                               rtol=0, atol=1e-8 * np.linalg.norm(x_eager))
+    np.testing.assert_allclose(
+        np.asarray(x_eager),
+        pinv_of("stretched") @ np.asarray(b),
+        rtol=0,
+        atol=1e-8 * np.linalg.norm(x_eager),
+    )
 
 
 def test_vmap_over_b(rng):
@@ -448,8 +472,9 @@ def test_vmap_over_b(rng):
     B = rng.normal(size=(3, A.shape[0]))
     X, info = jax.vmap(lambda r: jaxamg.solve(A, r, **kwargs, **TIGHT))(jnp.asarray(B))
     reference = B @ pinv_of("stretched").T
-    np.testing.assert_allclose(np.asarray(X), reference, rtol=0,
-                               atol=1e-8 * np.abs(reference).max())
+    np.testing.assert_allclose(
+        np.asarray(X), reference, rtol=0, atol=1e-8 * np.abs(reference).max()
+    )
     assert info["rhs_inconsistency"].shape == (3,)
 
 
@@ -495,11 +520,13 @@ def test_symmetric_matrix_fills_in_the_missing_basis(rng):
             x, info = jaxamg.solve(L, jnp.asarray(b), **{given: "constant"}, **TIGHT)
         assert info["status"] == jaxamg.AMGXStatus.SUCCESS
         reference = P @ b
-        np.testing.assert_allclose(np.asarray(x), reference, rtol=0,
-                                   atol=1e-8 * np.linalg.norm(reference))
+        np.testing.assert_allclose(
+            np.asarray(x), reference, rtol=0, atol=1e-8 * np.linalg.norm(reference)
+        )
         assert abs(np.asarray(x).sum()) < 1e-12 * np.sqrt(n) * np.linalg.norm(x)
-        assert info["rhs_inconsistency"] == pytest.approx(abs(b.mean()) * np.sqrt(n)
-                                                          / np.linalg.norm(b), rel=1e-9)
+        assert info["rhs_inconsistency"] == pytest.approx(
+            abs(b.mean()) * np.sqrt(n) / np.linalg.norm(b), rel=1e-9
+        )
 
 
 def test_singular_matrix_warning_eager_is_memoised(rng):
@@ -559,8 +586,13 @@ def test_basis_verification_warnings():
     A32, V32 = matrices.poisson_matrix_stretched(16, 12, 1.08, dtype=jnp.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("error", NullSpaceWarning)
-        x, _ = jaxamg.solve(A32, jnp.ones(A.shape[0], jnp.float32), nullspace="constant",
-                            transpose_nullspace=V32, max_iters=5)
+        x, _ = jaxamg.solve(
+            A32,
+            jnp.ones(A.shape[0], jnp.float32),
+            nullspace="constant",
+            transpose_nullspace=V32,
+            max_iters=5,
+        )
         assert x.dtype == jnp.float32
         jaxamg.solve(A, b, nullspace=np.ones(A.shape[0]), transpose_nullspace=V, max_iters=5)
 
@@ -586,10 +618,18 @@ def test_dense_lu_coarse_solver_warning(rng):
 
 def test_solve_uses_the_singular_defaults(rng):
     A = bcsr(neumann_poisson((9, 7)))
-    jax.block_until_ready(jaxamg.solve(A, jnp.asarray(rng.normal(size=63)), nullspace="constant",
-                                       transpose_nullspace="constant", **TIGHT))
-    entries = [e for e in jaxamg.get_solver_cache_info()["single_gpu"]["entries"]
-               if e["n_rows"] == 63]
+    jax.block_until_ready(
+        jaxamg.solve(
+            A,
+            jnp.asarray(rng.normal(size=63)),
+            nullspace="constant",
+            transpose_nullspace="constant",
+            **TIGHT,
+        )
+    )
+    entries = [
+        e for e in jaxamg.get_solver_cache_info()["single_gpu"]["entries"] if e["n_rows"] == 63
+    ]
     assert entries
     amg = entries[-1]["config"]["solver"]["preconditioner"]
     assert amg["coarse_solver"]["solver"] == "BLOCK_JACOBI" and amg["min_coarse_rows"] == 8
@@ -605,17 +645,18 @@ def test_with_cache_attaches_the_bases(rng):
         x, info = jaxamg.solve(A, jnp.asarray(b), **TIGHT)
     assert "rhs_inconsistency" in info
     reference = pinv_of("stretched") @ b
-    np.testing.assert_allclose(np.asarray(x), reference, rtol=0,
-                               atol=1e-8 * np.linalg.norm(reference))
+    np.testing.assert_allclose(
+        np.asarray(x), reference, rtol=0, atol=1e-8 * np.linalg.norm(reference)
+    )
     # Explicit arguments win over attached ones.
     B, _ = stretched(16, 12, 1.08)
     jaxamg.with_cache(B, nullspace=V, transpose_nullspace="constant")  # wrong on purpose
     with warnings.catch_warnings():
         warnings.simplefilter("error", NullSpaceWarning)
-        y, _ = jaxamg.solve(B, jnp.asarray(b), nullspace="constant", transpose_nullspace=V,
-                            **TIGHT)
-    np.testing.assert_allclose(np.asarray(y), reference, rtol=0,
-                               atol=1e-8 * np.linalg.norm(reference))
+        y, _ = jaxamg.solve(B, jnp.asarray(b), nullspace="constant", transpose_nullspace=V, **TIGHT)
+    np.testing.assert_allclose(
+        np.asarray(y), reference, rtol=0, atol=1e-8 * np.linalg.norm(reference)
+    )
 
 
 # --------------------------------------------------------------------------
@@ -651,8 +692,9 @@ def test_neumann_3d_24_cubed_converges_and_differentiates(rng):
     assert np.abs(sp.csr_matrix((dv, indices, indptr), shape=(n, n)) @ np.ones(n)).max() < 1e-12
 
     def loss(values, rhs):
-        M = jaxamg.with_cache(jsparse.BCSR((values, A.indices, A.indptr), shape=A.shape),
-                              is_symmetric=True)
+        M = jaxamg.with_cache(
+            jsparse.BCSR((values, A.indices, A.indptr), shape=A.shape), is_symmetric=True
+        )
         y, _ = jaxamg.solve(M, rhs, nullspace="constant", tolerance=1e-12)
         return jnp.dot(jnp.asarray(w), jnp.sin(y))
 

@@ -20,8 +20,9 @@ def _run(xla_flags, script=SCRIPT):
     env.pop("XLA_FLAGS", None)
     if xla_flags is not None:
         env["XLA_FLAGS"] = xla_flags
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
     return out.stdout.split("\n")
 
 
@@ -29,8 +30,11 @@ def _run(xla_flags, script=SCRIPT):
     "given, expected, state",
     [
         (None, "--xla_gpu_shard_autotuning=false", "applied"),
-        ("--xla_cpu_use_thunk_runtime=true",
-         "--xla_cpu_use_thunk_runtime=true --xla_gpu_shard_autotuning=false", "applied"),
+        (
+            "--xla_cpu_use_thunk_runtime=true",
+            "--xla_cpu_use_thunk_runtime=true --xla_gpu_shard_autotuning=false",
+            "applied",
+        ),
         ("--xla_gpu_shard_autotuning=false", "--xla_gpu_shard_autotuning=false", "user-disabled"),
         ("--xla_gpu_shard_autotuning=true", "--xla_gpu_shard_autotuning=true", "user-enabled"),
     ],

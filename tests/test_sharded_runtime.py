@@ -74,11 +74,16 @@ def _run(command, tmp_path):
     script.write_text(SOLVE)
     env = dict(os.environ)
     env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
-    env.update(OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
-               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_mpi_yield_when_idle="1",
-               OMPI_MCA_hwloc_base_binding_policy="none")
-    out = subprocess.run([*command, str(script)], env=env, capture_output=True, text=True,
-                         timeout=300)
+    env.update(
+        OMP_NUM_THREADS="1",
+        OMPI_ALLOW_RUN_AS_ROOT="1",
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+        OMPI_MCA_mpi_yield_when_idle="1",
+        OMPI_MCA_hwloc_base_binding_policy="none",
+    )
+    out = subprocess.run(
+        [*command, str(script)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     return out.stdout
 

@@ -66,7 +66,12 @@ def test_solvers_float32_and_float64(rng, solver):
     ref = spla.spsolve(A.tocsc(), b)
     for dtype, rtol in ((np.float64, 1e-7), (np.float32, 2e-3)):
         Aj = jsparse.BCSR.from_scipy_sparse(A.astype(dtype))
-        x, info = jaxamg.solve(Aj, jnp.asarray(b, dtype), solver=solver, tolerance=1e-10 if dtype == np.float64 else 1e-5)
+        x, info = jaxamg.solve(
+            Aj,
+            jnp.asarray(b, dtype),
+            solver=solver,
+            tolerance=1e-10 if dtype == np.float64 else 1e-5,
+        )
         assert x.dtype == dtype
         assert info["status"] == jaxamg.AMGXStatus.SUCCESS, info
         np.testing.assert_allclose(np.asarray(x), ref, rtol=rtol, atol=rtol * np.abs(ref).max())
@@ -192,7 +197,7 @@ def test_save_stats_file_has_both_sections(tmp_path, capsys):
     _, info = jaxamg.solve(A, b, save_stats_file=path)
     text = path.read_text()
     assert "AMG GRID STATISTICS" in text and "SOLVER ITERATIONS" in text
-    assert "Number of Levels" in text and "Total Iterations: %d" % info["iterations"] in text
+    assert "Number of Levels" in text and f"Total Iterations: {info['iterations']}" in text
     assert f"Stats saved to {path}" in capsys.readouterr().out
     with pytest.raises(ValueError, match="direct call"):
         jax.jit(lambda r: jaxamg.solve(A, r, save_stats_file=path))(b)
@@ -210,9 +215,21 @@ def test_same_answer_as_the_command_line(tmp_path):
     scipy.io.mmwrite(tmp_path / "A.mtx", A)
     scipy.io.mmwrite(tmp_path / "b.mtx", b.reshape(-1, 1))
     out = subprocess.run(
-        [sys.executable, "-m", "jaxamg", "solve", str(tmp_path / "A.mtx"), "--rhs",
-         str(tmp_path / "b.mtx"), "--solution", str(tmp_path / "x.mtx"), "--json"],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "jaxamg",
+            "solve",
+            str(tmp_path / "A.mtx"),
+            "--rhs",
+            str(tmp_path / "b.mtx"),
+            "--solution",
+            str(tmp_path / "x.mtx"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     report = json.loads(out.stdout.strip().splitlines()[-1])
     x_cli = scipy.io.mmread(tmp_path / "x.mtx").ravel()
@@ -265,6 +282,9 @@ def test_callable_operator_with_cached_coloring(rng):
         return jnp.sum(jaxamg.solve(o, b, **TIGHT)[0] ** 2)
 
     def loss_ref(skew):
-        return jnp.sum(jnp.linalg.solve(matrices.poisson_matrix(12, skew, dtype=jnp.float64).todense().T, b) ** 2)
+        return jnp.sum(
+            jnp.linalg.solve(matrices.poisson_matrix(12, skew, dtype=jnp.float64).todense().T, b)
+            ** 2
+        )
 
     assert float(jax.grad(loss)(0.3)) == pytest.approx(float(jax.grad(loss_ref)(0.3)), rel=1e-7)

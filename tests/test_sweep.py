@@ -28,7 +28,7 @@ import itertools
 import os
 import re
 import zlib
-from functools import lru_cache
+from functools import cache
 
 import jax
 import jax.numpy as jnp
@@ -85,8 +85,9 @@ def _grid_laplacian(shape, rng, scale=None) -> sp.csr_array:
     rows.append(np.arange(n))
     cols.append(np.arange(n))
     vals.append(diag)
-    A = sp.coo_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                     shape=(n, n))
+    A = sp.coo_array(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
+    )
     return sp.csr_array(A).sorted_indices()
 
 
@@ -141,7 +142,7 @@ PROBLEMS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def problem(name: str, dtype: str):
     """(A in `dtype`, b, block_dim): A's values rounded to `dtype` once, so
     the reference solves exactly the matrix the engine sees."""
@@ -152,7 +153,7 @@ def problem(name: str, dtype: str):
     return A, b, block_dim
 
 
-@lru_cache(maxsize=None)
+@cache
 def reference(name: str, dtype: str):
     """(x from spsolve in float64, cond_2(A)) of the problem."""
     A, b, _ = problem(name, dtype)
@@ -172,8 +173,15 @@ def near_nullspace(name: str, dtype: str):
 METHODS = ["PCG", "PCGF", "PBICGSTAB", "FGMRES", "GMRES", "IDR", "IDRMSYNC"]
 UNPRECONDITIONED = ["CG", "BICGSTAB"]
 SYMMETRIC_METHODS = {"PCG", "PCGF", "CG"}
-SMOOTHERS = ["JACOBI_L1", "BLOCK_JACOBI", "GS", "MULTICOLOR_GS", "MULTICOLOR_DILU",
-             "MULTICOLOR_ILU", "CHEBYSHEV"]
+SMOOTHERS = [
+    "JACOBI_L1",
+    "BLOCK_JACOBI",
+    "GS",
+    "MULTICOLOR_GS",
+    "MULTICOLOR_DILU",
+    "MULTICOLOR_ILU",
+    "CHEBYSHEV",
+]
 COARSENINGS = ["PMIS", "HMIS", "PMIS_AGGRESSIVE", "SIZE_2", "SIZE_4", "SIZE_8", "SA"]
 CLASSICAL = {"PMIS", "HMIS", "PMIS_AGGRESSIVE"}
 DTYPES = ["float64", "float32"]
@@ -182,21 +190,38 @@ DTYPES = ["float64", "float32"]
 def _smoother(name: str) -> dict:
     if name == "CHEBYSHEV":
         # Bounds from 10 Lanczos steps on the l1-Jacobi-preconditioned matrix.
-        return {"scope": "smoother", "solver": "CHEBYSHEV", "chebyshev_polynomial_order": 2,
-                "chebyshev_lambda_estimate_mode": 0,
-                "preconditioner": {"scope": "cheby_l1", "solver": "JACOBI_L1"}}
+        return {
+            "scope": "smoother",
+            "solver": "CHEBYSHEV",
+            "chebyshev_polynomial_order": 2,
+            "chebyshev_lambda_estimate_mode": 0,
+            "preconditioner": {"scope": "cheby_l1", "solver": "JACOBI_L1"},
+        }
     if name == "MULTICOLOR_GS":
         return {"scope": "smoother", "solver": name, "symmetric_GS": 1}
     return {"scope": "smoother", "solver": name}
 
 
 def _amg(coarsening: str, smoother: str, block_dim: int) -> dict:
-    amg = {"scope": "amg", "solver": "AMG", "max_iters": 1, "cycle": "V",
-           "presweeps": 1, "postsweeps": 1, "smoother": _smoother(smoother),
-           "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 8, "min_coarse_rows": 2}
+    amg = {
+        "scope": "amg",
+        "solver": "AMG",
+        "max_iters": 1,
+        "cycle": "V",
+        "presweeps": 1,
+        "postsweeps": 1,
+        "smoother": _smoother(smoother),
+        "coarse_solver": "DENSE_LU_SOLVER",
+        "dense_lu_num_rows": 8,
+        "min_coarse_rows": 2,
+    }
     if coarsening in CLASSICAL:
-        amg.update(algorithm="CLASSICAL", selector="HMIS" if coarsening == "HMIS" else "PMIS",
-                   interpolator="D2", interp_max_elements=4)
+        amg.update(
+            algorithm="CLASSICAL",
+            selector="HMIS" if coarsening == "HMIS" else "PMIS",
+            interpolator="D2",
+            interp_max_elements=4,
+        )
         if coarsening == "PMIS_AGGRESSIVE":
             amg.update(aggressive_levels=1, strength_threshold=0.25)
     elif coarsening == "SA":
@@ -210,10 +235,17 @@ def _amg(coarsening: str, smoother: str, block_dim: int) -> dict:
     return amg
 
 
-def config(method: str, smoother: str | None, coarsening: str | None, block_dim: int,
-           dtype: str) -> dict:
-    main = {"scope": "main", "solver": method, "tolerance": TOLERANCE[dtype],
-            "convergence": "RELATIVE_INI", "max_iters": MAX_ITERS, "monitor_residual": 1}
+def config(
+    method: str, smoother: str | None, coarsening: str | None, block_dim: int, dtype: str
+) -> dict:
+    main = {
+        "scope": "main",
+        "solver": method,
+        "tolerance": TOLERANCE[dtype],
+        "convergence": "RELATIVE_INI",
+        "max_iters": MAX_ITERS,
+        "monitor_residual": 1,
+    }
     if method in ("GMRES", "FGMRES"):
         main["gmres_n_restart"] = 30
     if method in UNPRECONDITIONED:
@@ -231,10 +263,12 @@ def config(method: str, smoother: str | None, coarsening: str | None, block_dim:
 # block_dim) with None for "any".
 EXPECTED_UNSUPPORTED: dict[tuple, tuple[type, str, str]] = {
     (None, coarsening, k): (
-        jaxamg.ConfigError, f"classical AMG does not support block_dim={k}",
+        jaxamg.ConfigError,
+        f"classical AMG does not support block_dim={k}",
         "classical coarsening splits scalar unknowns; block systems use aggregation",
     )
-    for coarsening in sorted(CLASSICAL) for k in (2, 3)
+    for coarsening in sorted(CLASSICAL)
+    for k in (2, 3)
 }
 
 # Pairings left out of the design for a numerical reason (not an error).
@@ -285,24 +319,39 @@ def covering_design(factors: dict, strength: list[tuple[str, ...]]) -> list[dict
 
 
 def _cases() -> list[dict]:
-    factors = {"method": METHODS, "smoother": SMOOTHERS, "coarsening": COARSENINGS,
-               "problem": list(PROBLEMS), "dtype": DTYPES}
+    factors = {
+        "method": METHODS,
+        "smoother": SMOOTHERS,
+        "coarsening": COARSENINGS,
+        "problem": list(PROBLEMS),
+        "dtype": DTYPES,
+    }
     if LONG:
         strength = list(itertools.combinations(factors, 3))
     else:
-        strength = [("method", "smoother"), ("smoother", "coarsening"),
-                    ("coarsening", "problem"), ("method", "problem")]
+        strength = [
+            ("method", "smoother"),
+            ("smoother", "coarsening"),
+            ("coarsening", "problem"),
+            ("method", "problem"),
+        ]
         strength += [("dtype", f) for f in factors if f != "dtype"]
     cases = covering_design(factors, strength)
     # No preconditioner: every accepted (method, problem) pair; dtypes alternate
     # (both with JAXAMG_SWEEP=long).
-    plain = [dict(method=m, smoother=None, coarsening=None, problem=p, dtype=d)
-             for m in UNPRECONDITIONED for p in PROBLEMS for d in DTYPES]
+    plain = [
+        dict(method=m, smoother=None, coarsening=None, problem=p, dtype=d)
+        for m in UNPRECONDITIONED
+        for p in PROBLEMS
+        for d in DTYPES
+    ]
     plain = [c for c in plain if valid(c)]
     if not LONG:
         pairs = sorted({(c["method"], c["problem"]) for c in plain}, key=str)
-        plain = [dict(method=m, smoother=None, coarsening=None, problem=p, dtype=DTYPES[i % 2])
-                 for i, (m, p) in enumerate(pairs)]
+        plain = [
+            dict(method=m, smoother=None, coarsening=None, problem=p, dtype=DTYPES[i % 2])
+            for i, (m, p) in enumerate(pairs)
+        ]
     return cases + plain
 
 
@@ -388,13 +437,15 @@ def test_lanes_reproduce_the_single_solve(case):
 def test_hierarchies_have_several_levels(tmp_path, coarsening, name):
     """A hierarchy of one level would be a direct solve, and its cases would
     test nothing: every (coarsening, problem) of the design coarsens."""
-    case = dict(method="FGMRES", smoother="JACOBI_L1", coarsening=coarsening, problem=name,
-                dtype="float64")
+    case = dict(
+        method="FGMRES", smoother="JACOBI_L1", coarsening=coarsening, problem=name, dtype="float64"
+    )
     A, b, _ = problem(name, "float64")
     cfg, extra = case_config(case)
     path = tmp_path / "stats.txt"
-    jaxamg.solve(jsparse.BCSR.from_scipy_sparse(A), jnp.asarray(b), config=cfg,
-                 save_stats_file=path, **extra)
+    jaxamg.solve(
+        jsparse.BCSR.from_scipy_sparse(A), jnp.asarray(b), config=cfg, save_stats_file=path, **extra
+    )
     levels = int(re.search(r"Number of Levels:\s*(\d+)", path.read_text()).group(1))
     assert levels >= 2, levels
 
@@ -404,8 +455,12 @@ def test_design_covers_every_pair():
     if LONG:
         pytest.skip("the long design is checked by construction")
     amg = [c for c in CASES if c["smoother"] is not None]
-    for f, g in [("method", "smoother"), ("smoother", "coarsening"),
-                 ("coarsening", "problem"), ("method", "problem")]:
+    for f, g in [
+        ("method", "smoother"),
+        ("smoother", "coarsening"),
+        ("coarsening", "problem"),
+        ("method", "problem"),
+    ]:
         have = {(c[f], c[g]) for c in amg}
         for c in itertools.product(METHODS, SMOOTHERS, COARSENINGS, PROBLEMS, DTYPES):
             case = dict(zip(["method", "smoother", "coarsening", "problem", "dtype"], c))
@@ -413,8 +468,9 @@ def test_design_covers_every_pair():
                 assert (case[f], case[g]) in have, (f, g, case)
 
 
-@pytest.mark.parametrize("key", list(EXPECTED_UNSUPPORTED),
-                         ids=lambda k: "-".join(str(v) for v in k if v is not None))
+@pytest.mark.parametrize(
+    "key", list(EXPECTED_UNSUPPORTED), ids=lambda k: "-".join(str(v) for v in k if v is not None)
+)
 def test_expected_unsupported_still_raises(key):
     smoother, coarsening, block_dim = key
     error, match, _reason = EXPECTED_UNSUPPORTED[key]

@@ -23,10 +23,9 @@ import jax
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import random_nonsymmetric, random_spd
 
 import jaxamg
-
-from helpers import random_nonsymmetric, random_spd
 
 jax.config.update("jax_enable_x64", True)
 

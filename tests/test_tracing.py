@@ -67,9 +67,9 @@ LINEAR = {
     "dynamic_slice": lambda x: jnp.pad(lax.dynamic_slice(x, (2,), (5,)), (2, 5)),
     "gather_permutation": lambda x: x[jnp.array([3, 1, 0, 2, 5, 4, 7, 6, 9, 8, 11, 10])],
     "gather_computed_index": lambda x: x[(jnp.arange(N) + 3) % N],
-    "gather_fill": lambda x: x.at[jnp.array([0, 5, 20, -30])]
-    .get(mode="fill", fill_value=0.0)
-    .repeat(3),
+    "gather_fill": lambda x: (
+        x.at[jnp.array([0, 5, 20, -30])].get(mode="fill", fill_value=0.0).repeat(3)
+    ),
     "reduce_then_broadcast": lambda x: jnp.repeat(x.reshape(4, 3).sum(axis=1), 3),
     "reduce_all": lambda x: x + jnp.sum(x),
     "squeeze_expand_dims": lambda x: jnp.squeeze(jnp.expand_dims(x, 1), 1) + jnp.roll(x, 1),
@@ -185,7 +185,11 @@ def test_convolution_parameters(rng):
         ),
         (
             lambda x: lax.conv_general_dilated(
-                x.reshape(4, 3, 5, 5), jnp.asarray(k3, x.dtype), (1, 1), "VALID", batch_group_count=2
+                x.reshape(4, 3, 5, 5),
+                jnp.asarray(k3, x.dtype),
+                (1, 1),
+                "VALID",
+                batch_group_count=2,
             ).reshape(-1),
             300,
         ),

@@ -33,8 +33,14 @@ def x32():
 
 
 def random_sparse(rng, n_rows, n_cols, density=0.2, dtype=np.float64):
-    M = sp.random(n_rows, n_cols, density=density, random_state=rng.integers(1 << 31),
-                  dtype=np.float64, format="csr")
+    M = sp.random(
+        n_rows,
+        n_cols,
+        density=density,
+        random_state=rng.integers(1 << 31),
+        dtype=np.float64,
+        format="csr",
+    )
     M.setdiag(rng.uniform(1, 2, min(n_rows, n_cols)))
     M.sort_indices()
     return M.astype(dtype)
@@ -68,23 +74,30 @@ def test_to_scipy_rejects_an_unknown_format_naming_it(rng):
 def test_to_scipy_refuses_traced_values():
     A = jsparse.BCSR.fromdense(jnp.eye(3))
     with pytest.raises(ValueError, match="traced"):
-        jax.jit(lambda d: utils.to_scipy(jsparse.BCSR((d, A.indices, A.indptr),
-                                                      shape=A.shape)))(A.data)
+        jax.jit(lambda d: utils.to_scipy(jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape)))(
+            A.data
+        )
 
 
-@pytest.mark.parametrize("a_dtype,b_dtype,expected", [
-    (np.float32, np.float32, np.float32),
-    (np.float64, np.float32, np.float64),
-    (np.float32, np.float64, np.float64),
-    (np.float64, np.float64, np.float64),
-    (np.float32, np.int32, np.float32),
-    (np.int32, np.bool_, np.float32),
-])
+@pytest.mark.parametrize(
+    "a_dtype,b_dtype,expected",
+    [
+        (np.float32, np.float32, np.float32),
+        (np.float64, np.float32, np.float64),
+        (np.float32, np.float64, np.float64),
+        (np.float64, np.float64, np.float64),
+        (np.float32, np.int32, np.float32),
+        (np.int32, np.bool_, np.float32),
+    ],
+)
 def test_preferred_dtype_follows_the_rule_of_solve(rng, x64, a_dtype, b_dtype, expected):
     M = random_sparse(rng, 8, 8)
     b = np.ones(8, dtype=b_dtype)
-    forms = [M.astype(a_dtype), M.toarray().astype(a_dtype),
-             jsparse.BCSR.from_scipy_sparse(M.astype(a_dtype))]
+    forms = [
+        M.astype(a_dtype),
+        M.toarray().astype(a_dtype),
+        jsparse.BCSR.from_scipy_sparse(M.astype(a_dtype)),
+    ]
     for A in forms:
         assert np.dtype(utils.get_preferred_dtype(A, b)) == expected, type(A)
     if np.dtype(a_dtype).kind == "f":
@@ -108,26 +121,32 @@ def test_to_bcsr_matrix_normalises_every_form(rng, x64, form):
     A = {
         "bcsr": lambda: jsparse.BCSR.from_scipy_sparse(M),
         "bcoo": lambda: jsparse.BCOO.from_scipy_sparse(M),
-        "csc": M.tocsc, "coo": M.tocoo, "lil": M.tolil,
-        "dense_np": M.toarray, "dense_jax": lambda: jnp.asarray(M.toarray()),
+        "csc": M.tocsc,
+        "coo": M.tocoo,
+        "lil": M.tolil,
+        "dense_np": M.toarray,
+        "dense_jax": lambda: jnp.asarray(M.toarray()),
     }[form]()
     b32 = np.ones(15, np.float32)
     out = utils.to_bcsr_matrix(A, b32)
     assert isinstance(out, jsparse.BCSR) and out.shape == (15, 15)
     assert (out.data.dtype, out.indices.dtype, out.indptr.dtype) == (
-        np.float64, np.int32, np.int32)  # A is float64: b does not lower it
+        np.float64,
+        np.int32,
+        np.int32,
+    )  # A is float64: b does not lower it
     np.testing.assert_array_equal(np.asarray(out.todense()), M.toarray())
 
 
 def test_to_bcsr_matrix_int64_indices_in_32_bit_mode(rng, x32):
     M = random_sparse(rng, 10, 30)  # an MPI row block: 10 rows, 30 global columns
     out = utils.to_bcsr_matrix(M, np.ones(10, np.float32), use_int64_indices=True)
-    assert (out.indices.dtype, out.indptr.dtype, out.data.dtype) == (
-        np.int64, np.int32, np.float32)
+    assert (out.indices.dtype, out.indptr.dtype, out.data.dtype) == (np.int64, np.int32, np.float32)
     assert not jax.config.read("jax_enable_x64")  # restored
     ref = M.astype(np.float32).toarray()
-    got = sp.csr_matrix((np.asarray(out.data), np.asarray(out.indices), np.asarray(out.indptr)),
-                        shape=out.shape).toarray()
+    got = sp.csr_matrix(
+        (np.asarray(out.data), np.asarray(out.indices), np.asarray(out.indptr)), shape=out.shape
+    ).toarray()
     np.testing.assert_array_equal(got, ref)
 
 
@@ -165,7 +184,7 @@ def test_temp_enable_x64_restores_the_setting_also_on_error(x32):
 
 
 def test_ensure_int64_array(rng, x32):
-    values = rng.integers(-2**40, 2**40, size=50)  # beyond int32
+    values = rng.integers(-(2**40), 2**40, size=50)  # beyond int32
     out = utils.ensure_int64_array(values)
     assert isinstance(out, jax.Array) and out.dtype == np.int64
     np.testing.assert_array_equal(np.asarray(out), values)
@@ -213,8 +232,12 @@ def test_format_amgx_stats_writes_what_solve_writes(tmp_path, rng, x64, monkeypa
     M = random_sparse(rng, 400, 400, density=0.01)
     M = (M + M.T + sp.diags(np.full(400, 10.0))).tocsr()
     b = rng.standard_normal(400)
-    config = {"solver": "PCG", "preconditioner": {"solver": "AMG", "max_iters": 1},
-              "tolerance": 1e-8, "max_iters": 100}
+    config = {
+        "solver": "PCG",
+        "preconditioner": {"solver": "AMG", "max_iters": 1},
+        "tolerance": 1e-8,
+        "max_iters": 100,
+    }
     written = tmp_path / "solve.txt"
     jaxamg.clear_solver_cache()  # both solves set up afresh (a reuse prints no grid)
     _, info = jaxamg.solve(M, b, config=config, save_stats_file=written)
@@ -251,6 +274,11 @@ def test_utils_is_a_public_submodule():
     import importlib
 
     assert jaxamg.utils is importlib.import_module("jaxamg.utils")
-    assert set(utils.__all__) >= {"to_scipy", "get_preferred_dtype", "to_bcsr_matrix",
-                                  "format_amgx_stats", "temp_enable_x64",
-                                  "ensure_int64_array"}
+    assert set(utils.__all__) >= {
+        "to_scipy",
+        "get_preferred_dtype",
+        "to_bcsr_matrix",
+        "format_amgx_stats",
+        "temp_enable_x64",
+        "ensure_int64_array",
+    }

@@ -102,8 +102,10 @@ def _part(name: str) -> str:
 def _modules(package: Path) -> dict[str, Module]:
     """Every .py file under the package, by dotted module name, and the
     compiled modules."""
-    found = {f"{package.name}.{name}": Module(f"{package.name}.{name}", package / name, False)
-             for name in COMPILED}
+    found = {
+        f"{package.name}.{name}": Module(f"{package.name}.{name}", package / name, False)
+        for name in COMPILED
+    }
     for path in sorted(package.rglob("*.py")):
         parts = list(path.relative_to(package.parent).with_suffix("").parts)
         is_package = parts[-1] == "__init__"
@@ -115,7 +117,8 @@ def _modules(package: Path) -> dict[str, Module]:
 
 def _is_type_checking(test: ast.expr) -> bool:
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _base(module: Module, level: int, name: str | None) -> str:
@@ -183,11 +186,15 @@ class _Reader(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute):
         # `_solve._stats_lock` after `from . import _solve`: the same private
         # reach as importing the name.
-        if (isinstance(node.value, ast.Name) and node.value.id in self.aliases
-                and _private(node.attr)
-                and f"{self.aliases[node.value.id]}.{node.attr}" not in self.modules):
+        if (
+            isinstance(node.value, ast.Name)
+            and node.value.id in self.aliases
+            and _private(node.attr)
+            and f"{self.aliases[node.value.id]}.{node.attr}" not in self.modules
+        ):
             self.module.private_attributes.append(
-                (node.lineno, self.aliases[node.value.id], node.attr))
+                (node.lineno, self.aliases[node.value.id], node.attr)
+            )
         self.generic_visit(node)
 
 
@@ -267,7 +274,8 @@ def check(package: Path) -> list[str]:
                 if target in members:
                     problems.append(
                         f"{_where(modules[name], line, package)}: import cycle: {name} imports "
-                        f"{target}, and {target} leads back (cycle: {', '.join(component)})")
+                        f"{target}, and {target} leads back (cycle: {', '.join(component)})"
+                    )
     for module in modules.values():
         for imp in module.imports:
             if imp.target not in modules or imp.target == module.name:
@@ -277,15 +285,19 @@ def check(package: Path) -> list[str]:
             if allowed is not None and target not in allowed:
                 problems.append(
                     f"{_where(module, imp.line, package)}: layer: {part} imports {target} "
-                    f"({imp.target}); {part} may import only {', '.join(sorted(allowed))}")
+                    f"({imp.target}); {part} may import only {', '.join(sorted(allowed))}"
+                )
             for name in imp.names:
                 if _private(name):
                     problems.append(
                         f"{_where(module, imp.line, package)}: private name {name} imported "
-                        f"from {imp.target}: move it to a lower module under a public name")
+                        f"from {imp.target}: move it to a lower module under a public name"
+                    )
         for line, target, name in module.private_attributes:
-            problems.append(f"{_where(module, line, package)}: private name {name} of "
-                            f"{target} used: move it to a lower module under a public name")
+            problems.append(
+                f"{_where(module, line, package)}: private name {name} of "
+                f"{target} used: move it to a lower module under a public name"
+            )
     return problems
 
 
@@ -295,26 +307,36 @@ def counts(package: Path) -> dict[str, object]:
     modules = read(package)
     modules = {n: m for n, m in modules.items() if m.path.suffix == ".py"}
     per_folder = Counter(str(m.path.parent.relative_to(package.parent)) for m in modules.values())
-    private = sum(1 for m in modules.values() for i in m.imports
-                  if i.target in modules and i.target != m.name
-                  for n in i.names if _private(n))
+    private = sum(
+        1
+        for m in modules.values()
+        for i in m.imports
+        if i.target in modules and i.target != m.name
+        for n in i.names
+        if _private(n)
+    )
     return {
         "modules per folder": dict(sorted(per_folder.items())),
         "modules": len(modules),
         "imports of the package's modules": sum(len(m.imports) for m in modules.values()),
         "of them inside functions": sum(i.local for m in modules.values() for i in m.imports),
         "other imports inside functions": sum(
-            m.foreign_imports_in_functions for m in modules.values()),
+            m.foreign_imports_in_functions for m in modules.values()
+        ),
         "private names imported from another module": private,
         "private names of another module used as attributes": sum(
-            len(m.private_attributes) for m in modules.values()),
+            len(m.private_attributes) for m in modules.values()
+        ),
         "import cycles": len(cycles(modules)),
     }
 
 
 def main(argv: list[str]) -> int:
-    package = (Path(argv[1]) if len(argv) > 1
-               else Path(__file__).resolve().parent.parent / "src" / "jaxamg")
+    package = (
+        Path(argv[1])
+        if len(argv) > 1
+        else Path(__file__).resolve().parent.parent / "src" / "jaxamg"
+    )
     problems = check(package)
     for p in problems:
         print(p)
@@ -325,11 +347,14 @@ def main(argv: list[str]) -> int:
         else:
             print(f"check_imports: {key}: {value}")
     if problems:
-        print(f"check_imports: {len(problems)} problem(s) (tools/check_imports.py lists the "
-              "rules)", file=sys.stderr)
+        print(
+            f"check_imports: {len(problems)} problem(s) (tools/check_imports.py lists the rules)",
+            file=sys.stderr,
+        )
         return 1
-    print("check_imports: no import cycles, no private names across modules, the layers "
-          "read downward")
+    print(
+        "check_imports: no import cycles, no private names across modules, the layers read downward"
+    )
     return 0
 
 

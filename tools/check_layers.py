@@ -122,8 +122,9 @@ def check(cpp: Path) -> list[str]:
             target = _target(match.group(1), source, cpp)
             rule = violation(where, target) if where and target else None
             if rule:
-                problems.append(f"{source.relative_to(cpp.parent)}:{number}: "
-                                f'"{match.group(1)}": {rule}')
+                problems.append(
+                    f'{source.relative_to(cpp.parent)}:{number}: "{match.group(1)}": {rule}'
+                )
     return problems
 
 
@@ -133,8 +134,11 @@ def main(argv: list[str]) -> int:
     for p in problems:
         print(p)
     if problems:
-        print(f"check_layers: {len(problems)} include(s) break the layering "
-              "(tools/check_layers.py lists the rules)", file=sys.stderr)
+        print(
+            f"check_layers: {len(problems)} include(s) break the layering "
+            "(tools/check_layers.py lists the rules)",
+            file=sys.stderr,
+        )
         return 1
     print("check_layers: the includes under cpp/ follow the layering")
     return 0

@@ -33,9 +33,10 @@ class SphinxRoles(griffe.Extension):
         target = name
         if not name.startswith("."):
             try:
-                target = obj.resolve(name.split(".")[0]) + name[len(name.split(".")[0]):]
+                target = obj.resolve(name.split(".")[0]) + name[len(name.split(".")[0]) :]
             except (griffe.NameResolutionError, AttributeError, ValueError):
                 target = name
         shown = html.escape(name.lstrip("."))
-        return (f'<autoref identifier="{html.escape(target)}" optional>'
-                f"<code>{shown}</code></autoref>")
+        return (
+            f'<autoref identifier="{html.escape(target)}" optional><code>{shown}</code></autoref>'
+        )

@@ -29,18 +29,27 @@ jax.config.update("jax_enable_x64", True)
 
 CG = {"solver": "CG", "tolerance": 1e-8, "max_iters": 200}
 PCG_AMG = {
-    "solver": "PCG", "tolerance": 1e-8, "max_iters": 100,
-    "preconditioner": {"solver": "AMG", "algorithm": "CLASSICAL", "interp_max_elements": 4,
-                       "smoother": {"scope": "l1", "solver": "JACOBI_L1"},
-                       "dense_lu_num_rows": 64},
+    "solver": "PCG",
+    "tolerance": 1e-8,
+    "max_iters": 100,
+    "preconditioner": {
+        "solver": "AMG",
+        "algorithm": "CLASSICAL",
+        "interp_max_elements": 4,
+        "smoother": {"scope": "l1", "solver": "JACOBI_L1"},
+        "dense_lu_num_rows": 64,
+    },
 }
 
 
 def measure(device, A, b, cfg, calls=200):
     A = jax.device_put(A, device)
     b = jax.device_put(b, device)
-    f = jax.jit(lambda d, r: jaxamg.solve(jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape),
-                                          r, config=cfg))
+    f = jax.jit(
+        lambda d, r: jaxamg.solve(
+            jsparse.BCSR((d, A.indices, A.indptr), shape=A.shape), r, config=cfg
+        )
+    )
     x, info = jax.block_until_ready(f(A.data, b))
     times, handler, solve = [], [], []
     for _ in range(calls):
@@ -52,29 +61,48 @@ def measure(device, A, b, cfg, calls=200):
             handler.append(last["lane_ms"] * 1e-3)
             solve.append(last["solve_ms"] * 1e-3)
     its = int(info["iterations"])
-    return (min(times), statistics.median(times), its, min(handler, default=float("nan")),
-            min(solve, default=float("nan")))
+    return (
+        min(times),
+        statistics.median(times),
+        its,
+        min(handler, default=float("nan")),
+        min(solve, default=float("nan")),
+    )
 
 
 def main():
     gpu, cpu = jax.devices("gpu")[0], jax.devices("cpu")[0]
-    print(f"# {datetime.datetime.now(datetime.timezone.utc).isoformat()} {gpu.device_kind}; "
-          f"jax {jax.__version__}")
+    print(
+        f"# {datetime.datetime.now(datetime.UTC).isoformat()} {gpu.device_kind}; "
+        f"jax {jax.__version__}"
+    )
     problems = [
-        ("tridiagonal 10^4, CG", matrices.tridiagonal_matrix(10_000, 2.5, dtype=jnp.float64),
-         matrices.rhs_random(10_000, seed=0, dtype=jnp.float64), CG),
-        ("Poisson 32^3, PCG + classical AMG", matrices.poisson3d_matrix(32, dtype=jnp.float64),
-         matrices.rhs_random(32**3, seed=1, dtype=jnp.float64), PCG_AMG),
+        (
+            "tridiagonal 10^4, CG",
+            matrices.tridiagonal_matrix(10_000, 2.5, dtype=jnp.float64),
+            matrices.rhs_random(10_000, seed=0, dtype=jnp.float64),
+            CG,
+        ),
+        (
+            "Poisson 32^3, PCG + classical AMG",
+            matrices.poisson3d_matrix(32, dtype=jnp.float64),
+            matrices.rhs_random(32**3, seed=1, dtype=jnp.float64),
+            PCG_AMG,
+        ),
     ]
-    print("| problem | device | min µs | median µs | iterations | µs per iteration (min) | "
-          "handler min µs | device solve min µs |")
+    print(
+        "| problem | device | min µs | median µs | iterations | µs per iteration (min) | "
+        "handler min µs | device solve min µs |"
+    )
     print("|---|---|--:|--:|--:|--:|--:|--:|")
     for name, A, b, cfg in problems:
         for label, dev in (("GPU", gpu), ("CPU", cpu)):
             t_min, t_med, its, h_min, s_min = measure(dev, A, b, cfg)
-            print(f"| {name} | {label} | {t_min * 1e6:.0f} | {t_med * 1e6:.0f} | {its} | "
-                  f"{t_min * 1e6 / max(its, 1):.1f} | {h_min * 1e6:.0f} | {s_min * 1e6:.0f} |",
-                  flush=True)
+            print(
+                f"| {name} | {label} | {t_min * 1e6:.0f} | {t_med * 1e6:.0f} | {its} | "
+                f"{t_min * 1e6 / max(its, 1):.1f} | {h_min * 1e6:.0f} | {s_min * 1e6:.0f} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

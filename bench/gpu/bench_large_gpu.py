@@ -36,13 +36,28 @@ jax.config.update("jax_enable_x64", True)
 CONFIG = {
     "config_version": 2,
     "solver": {
-        "scope": "main", "solver": "PCG", "max_iters": 200, "tolerance": 1e-8,
-        "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1,
+        "scope": "main",
+        "solver": "PCG",
+        "max_iters": 200,
+        "tolerance": 1e-8,
+        "convergence": "RELATIVE_INI_CORE",
+        "norm": "L2",
+        "monitor_residual": 1,
         "preconditioner": {
-            "scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "selector": "PMIS",
-            "strength_threshold": 0.25, "interpolator": "D2", "interp_max_elements": 4,
-            "max_iters": 1, "cycle": "V", "presweeps": 1, "postsweeps": 1, "max_levels": 25,
-            "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
+            "scope": "amg",
+            "solver": "AMG",
+            "algorithm": "CLASSICAL",
+            "selector": "PMIS",
+            "strength_threshold": 0.25,
+            "interpolator": "D2",
+            "interp_max_elements": 4,
+            "max_iters": 1,
+            "cycle": "V",
+            "presweeps": 1,
+            "postsweeps": 1,
+            "max_levels": 25,
+            "coarse_solver": "DENSE_LU_SOLVER",
+            "dense_lu_num_rows": 64,
             "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 1.0},
         },
     },
@@ -60,11 +75,12 @@ def poisson3d_csr(m: int):
     for start in range(0, n, block):
         idx = np.arange(start, min(start + block, n), dtype=np.int64)
         i, j, k = idx % m, (idx // m) % m, idx // (m * m)
-        ok = np.stack([k > 0, j > 0, i > 0, np.ones_like(i, bool), i < m - 1, j < m - 1,
-                       k < m - 1], axis=1)
+        ok = np.stack(
+            [k > 0, j > 0, i > 0, np.ones_like(i, bool), i < m - 1, j < m - 1, k < m - 1], axis=1
+        )
         cols = idx[:, None] + np.asarray(offsets, dtype=np.int64)[None, :]
         vals = np.where(np.asarray(offsets) == 0, 6.0, -1.0)[None, :].repeat(len(idx), 0)
-        counts[start:start + len(idx)] = ok.sum(axis=1)
+        counts[start : start + len(idx)] = ok.sum(axis=1)
         cols_parts.append(cols[ok].astype(np.int32))
         vals_parts.append(vals[ok])
     indptr = np.zeros(n + 1, dtype=np.int32)
@@ -80,16 +96,23 @@ def main():
     m = args.size
     dev = jax.devices("gpu")[0]
     cuda = _ffi.cuda_native()
-    print(f"# {datetime.datetime.now(datetime.timezone.utc).isoformat()} device: "
-          f"{dev.device_kind}; jax {jax.__version__}", flush=True)
+    print(
+        f"# {datetime.datetime.now(datetime.UTC).isoformat()} device: "
+        f"{dev.device_kind}; jax {jax.__version__}",
+        flush=True,
+    )
     t0 = time.perf_counter()
     indptr, indices, data = poisson3d_csr(m)
     n, nnz = len(indptr) - 1, len(data)
-    print(f"# poisson3d-{m}: n={n} nnz={nnz} built on the host in "
-          f"{time.perf_counter() - t0:.1f} s", flush=True)
+    print(
+        f"# poisson3d-{m}: n={n} nnz={nnz} built on the host in {time.perf_counter() - t0:.1f} s",
+        flush=True,
+    )
     rng = np.random.default_rng(0)
-    A = jax.device_put(jsparse.BCSR((jnp.asarray(data), jnp.asarray(indices),
-                                     jnp.asarray(indptr)), shape=(n, n)), dev)
+    A = jax.device_put(
+        jsparse.BCSR((jnp.asarray(data), jnp.asarray(indices), jnp.asarray(indptr)), shape=(n, n)),
+        dev,
+    )
     b = jax.device_put(jnp.asarray(rng.normal(size=n)), dev)
     del data, indices, indptr
     solve = jax.jit(lambda M, rhs: jaxamg.solve(M, rhs, config=CONFIG))
@@ -97,8 +120,11 @@ def main():
     x, info = jax.block_until_ready(solve(A, b))
     first = time.perf_counter() - t0
     last = cuda.last_solve()
-    print(f"# first call (compile, host setup, upload, solve): {first:.1f} s; on device: "
-          f"{last['on_device']} {last['host_reason']}", flush=True)
+    print(
+        f"# first call (compile, host setup, upload, solve): {first:.1f} s; on device: "
+        f"{last['on_device']} {last['host_reason']}",
+        flush=True,
+    )
     times = []
     for _ in range(args.repeat):
         t0 = time.perf_counter()
@@ -110,12 +136,20 @@ def main():
     levels = cuda.last_solve()["levels"]
     row = {
         # The config is bench_poisson_gpu.py's pcg_classical_l1 (plots share a series).
-        "method": "jaxamg pcg_classical_l1", "n": n, "nnz": nnz, "first_call_s": first, "solve_s": statistics.median(times),
-        "solve_min_s": min(times), "iterations": int(info["iterations"]),
-        "status": int(info["status"]), "true_relres": relres, "levels": len(levels),
+        "method": "jaxamg pcg_classical_l1",
+        "n": n,
+        "nnz": nnz,
+        "first_call_s": first,
+        "solve_s": statistics.median(times),
+        "solve_min_s": min(times),
+        "iterations": int(info["iterations"]),
+        "status": int(info["status"]),
+        "true_relres": relres,
+        "levels": len(levels),
         "op_complexity": sum(l[1] for l in levels) / levels[0][1],
         "jaxamg_device_gib": cuda.live_device_bytes() / 2**30,
-        "device_free_gib": free / 2**30, "device_total_gib": total / 2**30,
+        "device_free_gib": free / 2**30,
+        "device_total_gib": total / 2**30,
         "host_peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
     }
     print(json.dumps(row), flush=True)

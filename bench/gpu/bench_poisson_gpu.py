@@ -43,41 +43,68 @@ jax.config.update("jax_enable_x64", True)
 
 TOL = 1e-8
 
+
 def pcg_amg(amg: dict, smoother: dict) -> dict:
     """PCG to TOL (AmgX's RELATIVE_INI_CORE, L2) preconditioned by one AMG
     V-cycle with a dense LU coarse solve; `amg` adds the coarsening keys."""
     return {
         "config_version": 2,
         "solver": {
-            "scope": "main", "solver": "PCG", "max_iters": 500, "tolerance": TOL,
-            "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1,
+            "scope": "main",
+            "solver": "PCG",
+            "max_iters": 500,
+            "tolerance": TOL,
+            "convergence": "RELATIVE_INI_CORE",
+            "norm": "L2",
+            "monitor_residual": 1,
             "store_res_history": 1,
             "preconditioner": {
-                "scope": "amg", "solver": "AMG", "max_iters": 1, "cycle": "V",
-                "presweeps": 1, "postsweeps": 1, "max_levels": 25,
-                "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
-                **amg, "smoother": smoother,
+                "scope": "amg",
+                "solver": "AMG",
+                "max_iters": 1,
+                "cycle": "V",
+                "presweeps": 1,
+                "postsweeps": 1,
+                "max_levels": 25,
+                "coarse_solver": "DENSE_LU_SOLVER",
+                "dense_lu_num_rows": 64,
+                **amg,
+                "smoother": smoother,
             },
         },
     }
 
 
-CLASSICAL = {"algorithm": "CLASSICAL", "selector": "PMIS", "strength_threshold": 0.25,
-             "interpolator": "D2", "interp_max_elements": 4}
+CLASSICAL = {
+    "algorithm": "CLASSICAL",
+    "selector": "PMIS",
+    "strength_threshold": 0.25,
+    "interpolator": "D2",
+    "interp_max_elements": 4,
+}
 L1 = {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 1.0}
 
 CONFIGS = {
     # PCG + classical AMG (PMIS, D2, Pmax 4, theta 0.25) with l1-Jacobi.
     "pcg_classical_l1": pcg_amg(CLASSICAL, L1),
     # PCG + classical AMG with Chebyshev(2) on l1-Jacobi: more work per level, fewer cycles.
-    "pcg_classical_cheby2": pcg_amg(CLASSICAL, {
-        "scope": "cheby", "solver": "CHEBYSHEV", "chebyshev_polynomial_order": 2,
-        "chebyshev_lambda_estimate_mode": 3, "cheby_max_lambda": 1.0, "cheby_min_lambda": 0.25,
-        "preconditioner": L1}),
+    "pcg_classical_cheby2": pcg_amg(
+        CLASSICAL,
+        {
+            "scope": "cheby",
+            "solver": "CHEBYSHEV",
+            "chebyshev_polynomial_order": 2,
+            "chebyshev_lambda_estimate_mode": 3,
+            "cheby_max_lambda": 1.0,
+            "cheby_min_lambda": 0.25,
+            "preconditioner": L1,
+        },
+    ),
     # PCG + aggregation (SIZE_8) with l1-Jacobi (two sweeps, 0.9): cheapest setup.
     "pcg_aggregation_l1": pcg_amg(
         {"algorithm": "AGGREGATION", "selector": "SIZE_8", "presweeps": 2, "postsweeps": 2},
-        dict(L1, relaxation_factor=0.9)),
+        dict(L1, relaxation_factor=0.9),
+    ),
 }
 # JAX-AMG's default config (PBICGSTAB + classical PMIS/D2 + BLOCK_JACOBI 0.9,
 # strength 0.5, a one-row dense LU), what a call without a config runs, to TOL.
@@ -91,8 +118,14 @@ CONFIGS["pcg_aggregation_l1_reuse"]["solver"]["preconditioner"]["structure_reuse
 
 # The CPU benchmark's tuned config (PMIS with one aggressive level, two-stage
 # interpolation there, Chebyshev(2) on l1-Jacobi), read from bench/configs.
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "configs",
-                       "pcg_classical_agg1_cheby2.json")) as _f:
+with open(
+    os.path.join(
+        os.path.dirname(os.path.abspath(__file__)),
+        "..",
+        "configs",
+        "pcg_classical_agg1_cheby2.json",
+    )
+) as _f:
     CONFIGS["pcg_classical_agg1_cheby2"] = json.load(_f)
 
 
@@ -120,14 +153,21 @@ def poisson3d(m: int, convection: float = 0.0) -> sp.csr_matrix:
     i, j, k = idx % m, (idx // m) % m, idx // (m * m)
     rows, cols, vals = [idx], [idx], [np.full(n, 6.0)]
     vals[0] = vals[0] + convection
-    for off, ok in ((1, i > 0), (-1, i < m - 1), (m, j > 0), (-m, j < m - 1),
-                    (m * m, k > 0), (-m * m, k < m - 1)):
+    for off, ok in (
+        (1, i > 0),
+        (-1, i < m - 1),
+        (m, j > 0),
+        (-m, j < m - 1),
+        (m * m, k > 0),
+        (-m * m, k < m - 1),
+    ):
         r = idx[ok]
         rows.append(r)
         cols.append(r - off)
         vals.append(np.full(r.size, -1.0 - (convection if off == 1 else 0.0)))
-    A = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(n, n))
+    A = sp.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n)
+    )
     A.sort_indices()
     A.indptr = A.indptr.astype(np.int32)
     A.indices = A.indices.astype(np.int32)
@@ -218,6 +258,7 @@ def bench_jaxamg(name, cfg, A, Mg, bg, bw, out):
     op_cx = sum(l[1] for l in levels) / levels[0][1]
     relres = true_relres(Mg, x, bg)
     bytes_it = last["bytes"] / max(its, 1)
+
     # value_and_grad of a loss that uses the solution (so XLA cannot drop the
     # forward solve), with respect to the matrix values and b, jitted, warm:
     # one forward solve, one adjoint solve on the forward's setup, and the
@@ -230,18 +271,31 @@ def bench_jaxamg(name, cfg, A, Mg, bg, bw, out):
     sync(vg(Mg.data, bg))
     grad_med, _, _ = timed(lambda: vg(Mg.data, bg), repeat=5)
     row = {
-        "method": f"jaxamg {name}", "n": A.shape[0], "nnz": A.nnz,
+        "method": f"jaxamg {name}",
+        "n": A.shape[0],
+        "nnz": A.nnz,
         "setup_on_device": setup_on_device,
-        "setup_s": first - eager_med, "first_call_s": first,
-        "resetup_s": resetup_total - eager_med, "solve_s": solve_med, "solve_min_s": solve_min,
-        "handler_setup_ms": eager_setup_ms, "handler_resetup_ms": eager_resetup_ms,
-        "jit_setup_s": jit_setup - solve_med, "jit_setup_handler_ms": jit_setup_ms,
-        "jit_resetup_s": jit_resetup - solve_med, "jit_resetup_handler_ms": jit_resetup_ms,
+        "setup_s": first - eager_med,
+        "first_call_s": first,
+        "resetup_s": resetup_total - eager_med,
+        "solve_s": solve_med,
+        "solve_min_s": solve_min,
+        "handler_setup_ms": eager_setup_ms,
+        "handler_resetup_ms": eager_resetup_ms,
+        "jit_setup_s": jit_setup - solve_med,
+        "jit_setup_handler_ms": jit_setup_ms,
+        "jit_resetup_s": jit_resetup - solve_med,
+        "jit_resetup_handler_ms": jit_resetup_ms,
         "solve_direct_call_s": eager_med,
-        "iterations": its, "status": int(info["status"]), "true_relres": relres,
-        "levels": len(levels), "op_complexity": op_cx,
-        "bytes_per_iter": bytes_it, "model_s_per_iter": bytes_it / bw,
-        "measured_s_per_iter": solve_med / max(its, 1), "value_and_grad_s": grad_med,
+        "iterations": its,
+        "status": int(info["status"]),
+        "true_relres": relres,
+        "levels": len(levels),
+        "op_complexity": op_cx,
+        "bytes_per_iter": bytes_it,
+        "model_s_per_iter": bytes_it / bw,
+        "measured_s_per_iter": solve_med / max(its, 1),
+        "value_and_grad_s": grad_med,
         "value_and_grad_over_solve": grad_med / solve_med,
     }
     out.append(row)
@@ -257,8 +311,14 @@ def bench_jax_cg(A, Mg, bg, out):
 
     sync(run(Mg, bg))  # compile
     med, mn, x = timed(lambda: run(Mg, bg), repeat=3)
-    row = {"method": "jax.scipy cg (BCSR argument)", "n": A.shape[0], "nnz": A.nnz,
-           "solve_s": med, "solve_min_s": mn, "true_relres": true_relres(Mg, x, bg)}
+    row = {
+        "method": "jax.scipy cg (BCSR argument)",
+        "n": A.shape[0],
+        "nnz": A.nnz,
+        "solve_s": med,
+        "solve_min_s": mn,
+        "true_relres": true_relres(Mg, x, bg),
+    }
     out.append(row)
     print(json.dumps(row), flush=True)
 
@@ -285,8 +345,15 @@ def bench_cupy_cg(A, b, out):
         cp.cuda.Device().synchronize()
         ts.append(time.perf_counter() - t0)
     rel = float(cp.linalg.norm(bg - Ag @ x) / cp.linalg.norm(bg))
-    row = {"method": "cupy cg", "n": A.shape[0], "nnz": A.nnz, "solve_s": statistics.median(ts),
-           "solve_min_s": min(ts), "iterations": its[0], "true_relres": rel}
+    row = {
+        "method": "cupy cg",
+        "n": A.shape[0],
+        "nnz": A.nnz,
+        "solve_s": statistics.median(ts),
+        "solve_min_s": min(ts),
+        "iterations": its[0],
+        "true_relres": rel,
+    }
     out.append(row)
     print(json.dumps(row), flush=True)
 
@@ -296,30 +363,56 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="+", default=[128, 192])
     ap.add_argument("--configs", nargs="+", default=["pcg_classical_l1"])
     ap.add_argument("--peers", action="store_true", help="also jax.scipy CG and CuPy CG")
-    ap.add_argument("--amg-precision", nargs="+", default=["SAME"], choices=["SAME", "FLOAT"],
-                    help="x_amg_precision of the AMG scopes (FLOAT: float32 hierarchy)")
-    ap.add_argument("--spmv", nargs="+", default=["own"], choices=["own", "cusparse"],
-                    help="JAXAMG_SPMV: the fused own kernels or cuSPARSE's SpMV")
-    ap.add_argument("--convection", type=float, default=0.0,
-                    help="upwind convection coefficient: a nonsymmetric matrix, solved "
-                         "with PBICGSTAB in place of PCG (the jax/CuPy CG peers are skipped)")
+    ap.add_argument(
+        "--amg-precision",
+        nargs="+",
+        default=["SAME"],
+        choices=["SAME", "FLOAT"],
+        help="x_amg_precision of the AMG scopes (FLOAT: float32 hierarchy)",
+    )
+    ap.add_argument(
+        "--spmv",
+        nargs="+",
+        default=["own"],
+        choices=["own", "cusparse"],
+        help="JAXAMG_SPMV: the fused own kernels or cuSPARSE's SpMV",
+    )
+    ap.add_argument(
+        "--convection",
+        type=float,
+        default=0.0,
+        help="upwind convection coefficient: a nonsymmetric matrix, solved "
+        "with PBICGSTAB in place of PCG (the jax/CuPy CG peers are skipped)",
+    )
     args = ap.parse_args()
     dev = jax.devices("gpu")[0]
-    print(f"# {datetime.datetime.now(datetime.timezone.utc).isoformat()} device: "
-          f"{dev.device_kind}; jax {jax.__version__}", flush=True)
+    print(
+        f"# {datetime.datetime.now(datetime.UTC).isoformat()} device: "
+        f"{dev.device_kind}; jax {jax.__version__}",
+        flush=True,
+    )
     bw = copy_bandwidth()
-    print(f"# measured device-to-device copy bandwidth: {bw / 1e12:.2f} TB/s (read + write)",
-          flush=True)
+    print(
+        f"# measured device-to-device copy bandwidth: {bw / 1e12:.2f} TB/s (read + write)",
+        flush=True,
+    )
     out = []
     rng = np.random.default_rng(0)
     for m in args.sizes:
         t0 = time.perf_counter()
         A = poisson3d(m, args.convection)
         b = rng.normal(size=A.shape[0])
-        print(f"# poisson3d-{m}: n={A.shape[0]} nnz={A.nnz} (built in "
-              f"{time.perf_counter() - t0:.1f} s)", flush=True)
-        Mg = jax.device_put(jsparse.BCSR((jnp.asarray(A.data), jnp.asarray(A.indices),
-                                          jnp.asarray(A.indptr)), shape=A.shape), dev)
+        print(
+            f"# poisson3d-{m}: n={A.shape[0]} nnz={A.nnz} (built in "
+            f"{time.perf_counter() - t0:.1f} s)",
+            flush=True,
+        )
+        Mg = jax.device_put(
+            jsparse.BCSR(
+                (jnp.asarray(A.data), jnp.asarray(A.indices), jnp.asarray(A.indptr)), shape=A.shape
+            ),
+            dev,
+        )
         bg = jax.device_put(jnp.asarray(b), dev)
         for name in args.configs:
             for precision in args.amg_precision:
@@ -335,8 +428,9 @@ def main():
                             label += f" convection={args.convection:g}"
                         bench_jaxamg(label, cfg, A, Mg, bg, bw, out)
                     except Exception as e:  # keep the other measurements
-                        print(f"# jaxamg {label} at {m}: FAILED {type(e).__name__}: {e}",
-                              flush=True)
+                        print(
+                            f"# jaxamg {label} at {m}: FAILED {type(e).__name__}: {e}", flush=True
+                        )
                     _ffi.cuda_native().clear_cache()
         os.environ.pop("JAXAMG_SPMV", None)
         if args.peers and not args.convection:
@@ -346,19 +440,23 @@ def main():
                 except Exception as e:
                     print(f"# {fn.__name__} at {m}: FAILED {type(e).__name__}: {e}", flush=True)
         _ffi.cuda_native().clear_cache()
-    print("\n| method | n | setup s | resetup s | solve s | direct call s | iters | true relres | "
-          "op. cx | bytes/iter (model) | model s/iter | measured s/iter | value_and_grad s | v&g/solve |")
+    print(
+        "\n| method | n | setup s | resetup s | solve s | direct call s | iters | true relres | "
+        "op. cx | bytes/iter (model) | model s/iter | measured s/iter | value_and_grad s | v&g/solve |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     f = lambda v, fmt: (fmt % v) if v is not None else ""
     for r in out:
-        print(f"| {r['method']} | {r['n']} | {f(r.get('setup_s'), '%.3f')} | "
-              f"{f(r.get('resetup_s'), '%.3f')} | {f(r.get('solve_s'), '%.4f')} | "
-              f"{f(r.get('solve_direct_call_s'), '%.4f')} | "
-              f"{f(r.get('iterations'), '%d')} | {f(r.get('true_relres'), '%.2e')} | "
-              f"{f(r.get('op_complexity'), '%.2f')} | {f(r.get('bytes_per_iter'), '%.3g')} | "
-              f"{f(r.get('model_s_per_iter'), '%.2e')} | {f(r.get('measured_s_per_iter'), '%.2e')} | "
-              f"{f(r.get('value_and_grad_s'), '%.4f')} | "
-              f"{f(r.get('value_and_grad_over_solve'), '%.2f')} |")
+        print(
+            f"| {r['method']} | {r['n']} | {f(r.get('setup_s'), '%.3f')} | "
+            f"{f(r.get('resetup_s'), '%.3f')} | {f(r.get('solve_s'), '%.4f')} | "
+            f"{f(r.get('solve_direct_call_s'), '%.4f')} | "
+            f"{f(r.get('iterations'), '%d')} | {f(r.get('true_relres'), '%.2e')} | "
+            f"{f(r.get('op_complexity'), '%.2f')} | {f(r.get('bytes_per_iter'), '%.3g')} | "
+            f"{f(r.get('model_s_per_iter'), '%.2e')} | {f(r.get('measured_s_per_iter'), '%.2e')} | "
+            f"{f(r.get('value_and_grad_s'), '%.4f')} | "
+            f"{f(r.get('value_and_grad_over_solve'), '%.2f')} |"
+        )
 
 
 if __name__ == "__main__":

@@ -55,30 +55,45 @@ def main() -> None:
             t2 = rc.now()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                x, info = ml.solve(b, tol=args.tol, maxiter=args.maxiter, accel=args.accel,
-                                   residuals=residuals, return_info=True)
+                x, info = ml.solve(
+                    b,
+                    tol=args.tol,
+                    maxiter=args.maxiter,
+                    accel=args.accel,
+                    residuals=residuals,
+                    return_info=True,
+                )
             t3 = rc.now()
         out = {"setup_seconds": t1 - t0, "solve_seconds": t3 - t2}
         if first:
             levels = [(lv.A.shape[0], lv.A.nnz) for lv in ml.levels]
             out.update(rc.hierarchy_stats(levels))
-            out.update({
-                "x": x,
-                "iterations": max(0, len(residuals) - 1),
-                "reported_residual": (residuals[-1] / residuals[0]) if residuals and residuals[0] else None,
-                "status": "SUCCESS" if info == 0 else f"NOT_CONVERGED (info={info})",
-                "setup_peak_increase_bytes": setup_mem.increase,
-                "solve_peak_increase_bytes": solve_mem.increase,
-                "hwm_reset": setup_mem.hwm_reset,
-            })
+            out.update(
+                {
+                    "x": x,
+                    "iterations": max(0, len(residuals) - 1),
+                    "reported_residual": (residuals[-1] / residuals[0])
+                    if residuals and residuals[0]
+                    else None,
+                    "status": "SUCCESS" if info == 0 else f"NOT_CONVERGED (info={info})",
+                    "setup_peak_increase_bytes": setup_mem.increase,
+                    "solve_peak_increase_bytes": solve_mem.increase,
+                    "hwm_reset": setup_mem.hwm_reset,
+                }
+            )
         del ml
         return out
 
     res = rc.timed_repeats(run_once, args.repeat, args.repeat_budget)
     x = res.pop("x")
-    res.update({"threads": 1, "version": f"pyamg {pyamg.__version__}, numpy {np.__version__}",
-                "settings": f"{args.method} defaults, accel={args.accel}, tol={args.tol:g}, "
-                            f"maxiter={args.maxiter}"})
+    res.update(
+        {
+            "threads": 1,
+            "version": f"pyamg {pyamg.__version__}, numpy {np.__version__}",
+            "settings": f"{args.method} defaults, accel={args.accel}, tol={args.tol:g}, "
+            f"maxiter={args.maxiter}",
+        }
+    )
     rc.emit(res, x, args.xout)
 
 

@@ -43,14 +43,18 @@ def main() -> None:
             t0 = rc.now()
             deadline = t0 + args.time_cap
             if args.method == "cg":
+
                 def cb(xk):
                     state["it"] += 1
                     state["x"] = xk
                     if rc.now() > deadline:
                         state["stopped"] = "time cap"
                         raise _Stop
+
                 try:
-                    x, info = sla.cg(A, b, rtol=args.tol, atol=0.0, maxiter=args.maxiter, callback=cb)
+                    x, info = sla.cg(
+                        A, b, rtol=args.tol, atol=0.0, maxiter=args.maxiter, callback=cb
+                    )
                 except _Stop:
                     x, info = np.array(state["x"]), 1
             else:
@@ -59,10 +63,20 @@ def main() -> None:
 
                 def cb(_):
                     state["it"] += 1
+
                 while state["it"] < args.maxiter and rc.now() < deadline:
                     cycle = min(args.restart, args.maxiter - state["it"])
-                    x, info = sla.gmres(A, b, x0=x, rtol=args.tol, atol=0.0, restart=cycle,
-                                        maxiter=1, callback=cb, callback_type="pr_norm")
+                    x, info = sla.gmres(
+                        A,
+                        b,
+                        x0=x,
+                        rtol=args.tol,
+                        atol=0.0,
+                        restart=cycle,
+                        maxiter=1,
+                        callback=cb,
+                        callback_type="pr_norm",
+                    )
                     if info == 0:
                         break
                 if info != 0 and rc.now() >= deadline:
@@ -72,16 +86,20 @@ def main() -> None:
             state["stopped"] = "iteration cap"
         out = {"setup_seconds": 0.0, "solve_seconds": t1 - t0}
         if first:
-            out.update({
-                "x": x,
-                "iterations": state["it"],
-                "reported_residual": None,
-                "status": "SUCCESS" if info == 0 else f"NOT_CONVERGED ({state['stopped']})",
-                "setup_peak_increase_bytes": 0,
-                "solve_peak_increase_bytes": solve_mem.increase,
-                "hwm_reset": solve_mem.hwm_reset,
-                "levels": [], "operator_complexity": None, "grid_complexity": None,
-            })
+            out.update(
+                {
+                    "x": x,
+                    "iterations": state["it"],
+                    "reported_residual": None,
+                    "status": "SUCCESS" if info == 0 else f"NOT_CONVERGED ({state['stopped']})",
+                    "setup_peak_increase_bytes": 0,
+                    "solve_peak_increase_bytes": solve_mem.increase,
+                    "hwm_reset": solve_mem.hwm_reset,
+                    "levels": [],
+                    "operator_complexity": None,
+                    "grid_complexity": None,
+                }
+            )
         return out
 
     res = rc.timed_repeats(run_once, args.repeat, args.repeat_budget)
@@ -89,8 +107,13 @@ def main() -> None:
     settings = f"{args.method}, rtol={args.tol:g}, iteration cap {args.maxiter}, time cap {args.time_cap:g} s"
     if args.method == "gmres":
         settings += f", restart {args.restart}"
-    res.update({"threads": 1, "version": f"scipy {scipy.__version__}, numpy {np.__version__}",
-                "settings": settings})
+    res.update(
+        {
+            "threads": 1,
+            "version": f"scipy {scipy.__version__}, numpy {np.__version__}",
+            "settings": settings,
+        }
+    )
     rc.emit(res, x, args.xout)
 
 

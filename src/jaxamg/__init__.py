@@ -44,16 +44,16 @@ _LAZY_ATTRIBUTES = {
 # cannot follow ``__getattr__``; ``import X as X`` marks a re-export); at run
 # time they load lazily as above.
 if TYPE_CHECKING:
-    from ._core.linear_solve import AdjointConvergenceWarning as AdjointConvergenceWarning
-    from ._dist.solve import cache_mpi_metadata as cache_mpi_metadata
     from ._core.aggregation_modes import rigid_body_modes as rigid_body_modes
-    from ._sharded.solver import ShardedSolve as ShardedSolve
-    from ._sharded.solver import make_sharded_solver as make_sharded_solver
+    from ._core.linear_solve import AdjointConvergenceWarning as AdjointConvergenceWarning
+    from ._core.status import AMGXStatus as AMGXStatus
+    from ._dist.solve import cache_mpi_metadata as cache_mpi_metadata
     from ._sharded.layout import make_sharded_vector as make_sharded_vector
     from ._sharded.matrix import ShardedMatrix as ShardedMatrix
     from ._sharded.matrix import make_sharded_matrix as make_sharded_matrix
+    from ._sharded.solver import ShardedSolve as ShardedSolve
+    from ._sharded.solver import make_sharded_solver as make_sharded_solver
     from ._solve import solve as solve
-    from ._core.status import AMGXStatus as AMGXStatus
     from .cache import clear_solver_cache as clear_solver_cache
     from .cache import finalize as finalize
     from .cache import get_solver_cache_info as get_solver_cache_info
@@ -66,8 +66,17 @@ if TYPE_CHECKING:
 # Public submodules, importable as attributes too (``jaxamg.matrices``). The
 # last three are JAX-AMG's module paths, kept as documented re-exports.
 _SUBMODULES = (
-    "cache", "config", "matrices", "mpi_utils", "nullspace", "preconditioners", "sparsity",
-    "utils", "sharding", "sparsity_tracing", "jaxamg",
+    "cache",
+    "config",
+    "matrices",
+    "mpi_utils",
+    "nullspace",
+    "preconditioners",
+    "sparsity",
+    "utils",
+    "sharding",
+    "sparsity_tracing",
+    "jaxamg",
 )
 
 __all__ = ["ConfigError", "__version__", *_LAZY_ATTRIBUTES]

@@ -10,7 +10,8 @@ import argparse
 import copy
 import json
 import sys
-from typing import Any, NoReturn, Sequence
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from ._core import mtx
 from ._core.errors import ConfigError

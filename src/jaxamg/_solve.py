@@ -113,13 +113,30 @@ def solve(
                 "solve on one process or drop near_nullspace."
             )
         return solve_mpi(
-            A, b, x0=x0, config=config, block_dim=block_dim, comm=comm, nglobal=nglobal,
-            partition_info=partition_info, save_stats_file=save_stats_file,
-            reuse_setup=reuse_setup, nullspace=nullspace,
-            transpose_nullspace=transpose_nullspace, **kwargs,
+            A,
+            b,
+            x0=x0,
+            config=config,
+            block_dim=block_dim,
+            comm=comm,
+            nglobal=nglobal,
+            partition_info=partition_info,
+            save_stats_file=save_stats_file,
+            reuse_setup=reuse_setup,
+            nullspace=nullspace,
+            transpose_nullspace=transpose_nullspace,
+            **kwargs,
         )
     return solve_single(
-        A, b, x0=x0, config=config, block_dim=block_dim, save_stats_file=save_stats_file,
-        reuse_setup=reuse_setup, nullspace=nullspace, transpose_nullspace=transpose_nullspace,
-        near_nullspace=near_nullspace, **kwargs,
+        A,
+        b,
+        x0=x0,
+        config=config,
+        block_dim=block_dim,
+        save_stats_file=save_stats_file,
+        reuse_setup=reuse_setup,
+        nullspace=nullspace,
+        transpose_nullspace=transpose_nullspace,
+        near_nullspace=near_nullspace,
+        **kwargs,
     )

@@ -146,8 +146,10 @@ def random_matrix(n: int, density: float = 0.01, dtype: Any = None, seed: int = 
     import scipy.sparse as sp
 
     n = _size("random_matrix", "n", n)
-    if isinstance(density, bool) or not isinstance(density, (int, float, np.number)) or not (
-        0.0 <= density <= 1.0
+    if (
+        isinstance(density, bool)
+        or not isinstance(density, (int, float, np.number))
+        or not (0.0 <= density <= 1.0)
     ):
         raise ValueError(
             f"`random_matrix`: `density` must be a number in [0, 1] (the fraction of stored "
@@ -225,9 +227,7 @@ def poisson_matrix_stretched(
         )
     if not isinstance(ny, (int, np.integer)) or ny < 1:
         raise ValueError(f"`poisson_matrix_stretched`: ny must be an integer >= 1, got {ny!r}.")
-    if isinstance(stretch, (int, float, np.number)) and not (
-        np.isfinite(stretch) and stretch > 0
-    ):
+    if isinstance(stretch, (int, float, np.number)) and not (np.isfinite(stretch) and stretch > 0):
         raise ValueError(
             f"`poisson_matrix_stretched`: stretch must be a positive finite number (the ratio "
             f"of consecutive cell heights), got {stretch!r}."
@@ -310,7 +310,11 @@ def poisson_operator(skew: Any = 0.0, dtype: Any = None):
         lo, up = -1.0 - s / 2, -1.0 + s / 2
         z = jnp.zeros((), dt)
         kernel = jnp.stack(
-            [jnp.stack([z, up, z]), jnp.stack([up, jnp.asarray(4.0, dt), lo]), jnp.stack([z, lo, z])]
+            [
+                jnp.stack([z, up, z]),
+                jnp.stack([up, jnp.asarray(4.0, dt), lo]),
+                jnp.stack([z, lo, z]),
+            ]
         )
         grid = x.reshape(1, 1, n, n)
         # The kernel is written as a convolution kernel (flipped relative to
@@ -338,9 +342,13 @@ def poisson3d_operator(robin: Any = 0.0, diagonal_value: Any = 6.0):
         for axis in range(3):
             pad = [(0, 0)] * 3
             pad[axis] = (1, 0)
-            lower = jnp.pad(u, pad)[tuple(slice(0, n) if a == axis else slice(None) for a in range(3))]
+            lower = jnp.pad(u, pad)[
+                tuple(slice(0, n) if a == axis else slice(None) for a in range(3))
+            ]
             pad[axis] = (0, 1)
-            upper = jnp.pad(u, pad)[tuple(slice(1, n + 1) if a == axis else slice(None) for a in range(3))]
+            upper = jnp.pad(u, pad)[
+                tuple(slice(1, n + 1) if a == axis else slice(None) for a in range(3))
+            ]
             out = out - lower - upper
             faces = jnp.zeros(n, x.dtype).at[0].add(1).at[-1].add(1)
             shape = [1, 1, 1]
@@ -398,8 +406,10 @@ def _local_stencil(shape: tuple[int, ...], row_start: int, row_end: int):
         upper = position[axis] < shape[axis] - 1
         r_list += [rows[lower], rows[upper]]
         c_list += [rows[lower] - stride, rows[upper] + stride]
-        k_list += [np.full(lower.sum(), 2 * axis + 1, np.int8),
-                   np.full(upper.sum(), 2 * axis + 2, np.int8)]
+        k_list += [
+            np.full(lower.sum(), 2 * axis + 1, np.int8),
+            np.full(upper.sum(), 2 * axis + 2, np.int8),
+        ]
     r, c, k = (np.concatenate(a) for a in (r_list, c_list, k_list))
     order = np.lexsort((c, r))
     r, c, k = r[order], c[order], k[order]
@@ -419,7 +429,9 @@ def _bcsr_rows(indptr, indices, data, n_local: int, n_global: int):
 
 def _check_grid(name: str, value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"`jaxamg.matrices.{where}`: `{name}` must be an integer >= 1, got {value!r}.")
+        raise ValueError(
+            f"`jaxamg.matrices.{where}`: `{name}` must be an integer >= 1, got {value!r}."
+        )
     return int(value)
 
 

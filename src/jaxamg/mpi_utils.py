@@ -14,7 +14,8 @@ communicate import mpi4py when called.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -185,8 +186,10 @@ def gather_vector(x_local: Any, comm: Any, root: int = 0):
 
     def local():
         size = comm.Get_size()
-        if isinstance(root, bool) or not isinstance(root, (int, np.integer)) or not (
-            0 <= root < size
+        if (
+            isinstance(root, bool)
+            or not isinstance(root, (int, np.integer))
+            or not (0 <= root < size)
         ):
             raise ValueError(f"`{where}`: `root` must be a rank in [0, {size}), got {root!r}.")
         return _host_vector(x_local, where)
@@ -238,8 +241,7 @@ def make_allgather_vector(
             rs, re = (int(v) for v in partition_info)
         except (TypeError, ValueError):
             raise ValueError(
-                f"`{where}`: `partition_info` must be (row_start, row_end), got "
-                f"{partition_info!r}."
+                f"`{where}`: `partition_info` must be (row_start, row_end), got {partition_info!r}."
             ) from None
         if not 0 <= rs <= re:
             raise ValueError(

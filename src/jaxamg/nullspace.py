@@ -455,8 +455,9 @@ def warn_dense_lu(stacklevel: int = 3) -> None:
     )
 
 
-def declared_specs(nullspace: Any, transpose_nullspace: Any, owners: tuple,
-                   symmetric: bool) -> dict:
+def declared_specs(
+    nullspace: Any, transpose_nullspace: Any, owners: tuple, symmetric: bool
+) -> dict:
     """The two specs after the ``with_cache`` defaults of `owners` and the
     symmetric fill-in (shared by the single-process and the MPI solves)."""
     specs = {"nullspace": nullspace, "transpose_nullspace": transpose_nullspace}

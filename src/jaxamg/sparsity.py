@@ -24,7 +24,8 @@ row block of a distributed operator.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -130,8 +131,8 @@ def _drop_zeros(rows, cols, values, tol: float = _ZERO_TOL):
 
 def _traced_coloring(operator, shape, dtype):
     """Trace, colour, materialise, drop zeros, verify; None on any failure."""
-    from jax.experimental import sparse as jsparse
     import jax.numpy as jnp
+    from jax.experimental import sparse as jsparse
 
     pattern = trace_pattern(operator, shape, dtype)
     if pattern is None:

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -126,8 +127,7 @@ def to_bcsr_matrix(A: Any, b: Any, use_int64_indices: bool = False) -> Any:
         # BCSR's constructor keeps the arrays; build it where int64 exists.
         with temp_enable_x64():
             return jsparse.BCSR((data, indices, indptr), shape=csr.shape)
-    return jsparse.BCSR((data, jnp.asarray(csr.indices, dtype=jnp.int32), indptr),
-                        shape=csr.shape)
+    return jsparse.BCSR((data, jnp.asarray(csr.indices, dtype=jnp.int32), indptr), shape=csr.shape)
 
 
 def format_amgx_stats(stats_str: str, filepath: Any, rank: int | None = None) -> None:
@@ -149,8 +149,9 @@ def format_amgx_stats(stats_str: str, filepath: Any, rank: int | None = None) ->
             f"os.PathLike), got {type(filepath).__name__} {filepath!r}; pass a file name such "
             "as 'stats.txt'."
         ) from None
-    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, (int, np.integer))
-                             or rank < 0):
+    if rank is not None and (
+        isinstance(rank, bool) or not isinstance(rank, (int, np.integer)) or rank < 0
+    ):
         raise ValueError(
             f"`jaxamg.utils.format_amgx_stats`: `rank` must be None or an MPI rank (an int "
             f">= 0), got {rank!r}; pass comm.Get_rank() or leave it out."
@@ -186,8 +187,10 @@ def ensure_int64_array(data: Any) -> Any:
             return jnp.asarray(data).astype(jnp.int64)
     values = np.asarray(data)
     if values.dtype.kind not in "iub":
-        if values.dtype.kind != "f" or not np.all(np.isfinite(values)) or np.any(
-            values != np.round(values)
+        if (
+            values.dtype.kind != "f"
+            or not np.all(np.isfinite(values))
+            or np.any(values != np.round(values))
         ):
             raise ValueError(
                 f"`jaxamg.utils.ensure_int64_array`: `data` must hold integers, got dtype "

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from gpu_testing import cuda_module, requires_cuda
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from gpu_testing import cuda_module, requires_cuda
 
 jax.config.update("jax_enable_x64", True)
 
@@ -26,41 +26,73 @@ pytestmark = requires_cuda
 
 # The coarsening keys of the two hierarchies built on the device.
 AGGREGATION = {"algorithm": "AGGREGATION", "selector": "SIZE_8"}
-CLASSICAL = {"algorithm": "CLASSICAL", "selector": "PMIS", "interpolator": "D2",
-             "strength_threshold": 0.25, "interp_max_elements": 4}
-COARSENINGS = pytest.mark.parametrize("coarsening", [AGGREGATION, CLASSICAL],
-                                      ids=["aggregation", "classical"])
+CLASSICAL = {
+    "algorithm": "CLASSICAL",
+    "selector": "PMIS",
+    "interpolator": "D2",
+    "strength_threshold": 0.25,
+    "interp_max_elements": 4,
+}
+COARSENINGS = pytest.mark.parametrize(
+    "coarsening", [AGGREGATION, CLASSICAL], ids=["aggregation", "classical"]
+)
 
 
 def amg_scope(coarsening=AGGREGATION, **extra):
-    return dict({
-        "scope": "amg", "solver": "AMG", **coarsening,
-        "cycle": "V", "presweeps": 1, "postsweeps": 1, "max_levels": 20,
-        "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
-        "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 0.9},
-    }, **extra)
+    return dict(
+        {
+            "scope": "amg",
+            "solver": "AMG",
+            **coarsening,
+            "cycle": "V",
+            "presweeps": 1,
+            "postsweeps": 1,
+            "max_levels": 20,
+            "coarse_solver": "DENSE_LU_SOLVER",
+            "dense_lu_num_rows": 64,
+            "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 0.9},
+        },
+        **extra,
+    )
 
 
 def make_config(outer, tol, coarsening=AGGREGATION, **amg_extra):
-    common = {"max_iters": 300, "tolerance": tol, "convergence": "RELATIVE_INI_CORE",
-              "norm": "L2", "monitor_residual": 1, "store_res_history": 1}
+    common = {
+        "max_iters": 300,
+        "tolerance": tol,
+        "convergence": "RELATIVE_INI_CORE",
+        "norm": "L2",
+        "monitor_residual": 1,
+        "store_res_history": 1,
+    }
     if outer == "AMG":
         # AMG as the solver; NOSOLVER drops the default preconditioner block.
-        return {"config_version": 2,
-                "solver": dict(amg_scope(coarsening, **amg_extra), preconditioner="NOSOLVER",
-                               **common)}
-    return {"config_version": 2, "solver": dict(
-        {"scope": "main", "solver": outer,
-         "preconditioner": amg_scope(coarsening, max_iters=1, **amg_extra)},
-        **common)}
+        return {
+            "config_version": 2,
+            "solver": dict(amg_scope(coarsening, **amg_extra), preconditioner="NOSOLVER", **common),
+        }
+    return {
+        "config_version": 2,
+        "solver": dict(
+            {
+                "scope": "main",
+                "solver": outer,
+                "preconditioner": amg_scope(coarsening, max_iters=1, **amg_extra),
+            },
+            **common,
+        ),
+    }
 
 
 def spd_matrix(rng, m=14):
     """3D Poisson pattern, random symmetric off-diagonals, dominant diagonal."""
     one = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
     eye = sp.identity(m)
-    P = (sp.kron(sp.kron(one, eye), eye) + sp.kron(sp.kron(eye, one), eye)
-         + sp.kron(sp.kron(eye, eye), one)).tocsr()
+    P = (
+        sp.kron(sp.kron(one, eye), eye)
+        + sp.kron(sp.kron(eye, one), eye)
+        + sp.kron(sp.kron(eye, eye), one)
+    ).tocsr()
     off = sp.triu(P, k=1).tocoo()
     vals = -rng.uniform(0.5, 1.5, off.nnz)
     U = sp.coo_matrix((vals, (off.row, off.col)), shape=P.shape)
@@ -99,15 +131,20 @@ def rel(x, ref):
 def jitted_solve(M, config):
     @jax.jit
     def f(data, rhs):
-        x, info = jaxamg.solve(jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs,
-                               config=config)
+        x, info = jaxamg.solve(
+            jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs, config=config
+        )
         return x, info["iterations"], info["status"]
+
     return f
 
 
 def cuda_entry(n):
-    entries = [e for e in jaxamg.get_solver_cache_info()["single_gpu"]["entries"]
-               if e["device"] == "cuda" and e["n_rows"] == n]
+    entries = [
+        e
+        for e in jaxamg.get_solver_cache_info()["single_gpu"]["entries"]
+        if e["device"] == "cuda" and e["n_rows"] == n
+    ]
     assert len(entries) == 1, entries
     return entries[0]
 
@@ -122,8 +159,9 @@ def fresh_cache(monkeypatch):
 
 @COARSENINGS
 @pytest.mark.parametrize("dtype, tol", [(np.float64, 1e-10), (np.float32, 1e-5)])
-@pytest.mark.parametrize("kind, outer", [("spd", "PCG"), ("spd", "PCGF"), ("spd", "AMG"),
-                                         ("nonsymmetric", "PBICGSTAB")])
+@pytest.mark.parametrize(
+    "kind, outer", [("spd", "PCG"), ("spd", "PCGF"), ("spd", "AMG"), ("nonsymmetric", "PBICGSTAB")]
+)
 def test_jitted_solve_matches_spsolve(rng, coarsening, dtype, tol, kind, outer):
     A = (spd_matrix(rng) if kind == "spd" else nonsymmetric_matrix(rng)).astype(dtype)
     b = rng.normal(size=A.shape[0]).astype(dtype)
@@ -142,9 +180,11 @@ def test_jitted_solve_matches_spsolve(rng, coarsening, dtype, tol, kind, outer):
     assert rel(x, ref) < 1e2 * float(config["solver"]["tolerance"])
 
 
-@pytest.mark.parametrize("coarsening, reuse_levels", [(AGGREGATION, -1), (AGGREGATION, 0),
-                                                      (CLASSICAL, 0)],
-                         ids=["aggregation-reuse", "aggregation", "classical"])
+@pytest.mark.parametrize(
+    "coarsening, reuse_levels",
+    [(AGGREGATION, -1), (AGGREGATION, 0), (CLASSICAL, 0)],
+    ids=["aggregation-reuse", "aggregation", "classical"],
+)
 def test_one_setup_then_device_resetups(rng, coarsening, reuse_levels):
     A = spd_matrix(rng)
     b = rng.normal(size=A.shape[0])
@@ -173,8 +213,9 @@ def test_one_setup_then_device_resetups(rng, coarsening, reuse_levels):
 
 @COARSENINGS
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("kind, outer", [("spd", "PCG"), ("nonsymmetric", "PBICGSTAB"),
-                                         ("spd", "AMG")])
+@pytest.mark.parametrize(
+    "kind, outer", [("spd", "PCG"), ("nonsymmetric", "PBICGSTAB"), ("spd", "AMG")]
+)
 def test_same_iterations_as_host_setup(rng, monkeypatch, coarsening, dtype, kind, outer):
     A = (spd_matrix(rng) if kind == "spd" else nonsymmetric_matrix(rng)).astype(dtype)
     b = rng.normal(size=A.shape[0]).astype(dtype)
@@ -259,7 +300,6 @@ def test_grad_matches_finite_differences(rng, coarsening, kind):
     assert float(jnp.vdot(g_data, v_d)) == pytest.approx(fd_d, rel=1e-6)
 
 
-
 def test_gpu_structures_are_fingerprinted_on_the_device(rng, monkeypatch):
     """A large structure on the GPU is hashed there (Python never copies it
     to the host): the same matrix is set up once, and two patterns of the
@@ -270,8 +310,9 @@ def test_gpu_structures_are_fingerprinted_on_the_device(rng, monkeypatch):
     real_asarray = np.asarray
 
     def no_host_copy(a, *args, **kwargs):
-        assert not (isinstance(a, jax.Array) and a.dtype == np.int32 and a.ndim == 1
-                    and a.size >= n), "a GPU structure was copied to the host"
+        assert not (
+            isinstance(a, jax.Array) and a.dtype == np.int32 and a.ndim == 1 and a.size >= n
+        ), "a GPU structure was copied to the host"
         return real_asarray(a, *args, **kwargs)
 
     A = spd_matrix(rng)

@@ -4,12 +4,11 @@ to the driver — the free memory comes back to its baseline, cycle after
 cycle. Skipped without a GPU."""
 
 import jax
-import numpy as np
 import scipy.sparse as sp
+from gpu_testing import cuda_module, requires_cuda
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from gpu_testing import cuda_module, requires_cuda
 
 jax.config.update("jax_enable_x64", True)
 
@@ -19,11 +18,20 @@ pytestmark = requires_cuda
 PCG_AGG = {
     "config_version": 2,
     "solver": {
-        "scope": "main", "solver": "PCG", "max_iters": 200, "tolerance": 1e-8,
-        "convergence": "RELATIVE_INI_CORE", "monitor_residual": 1,
+        "scope": "main",
+        "solver": "PCG",
+        "max_iters": 200,
+        "tolerance": 1e-8,
+        "convergence": "RELATIVE_INI_CORE",
+        "monitor_residual": 1,
         "preconditioner": {
-            "scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_8",
-            "max_iters": 1, "cycle": "V", "coarse_solver": "DENSE_LU_SOLVER",
+            "scope": "amg",
+            "solver": "AMG",
+            "algorithm": "AGGREGATION",
+            "selector": "SIZE_8",
+            "max_iters": 1,
+            "cycle": "V",
+            "coarse_solver": "DENSE_LU_SOLVER",
             "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 0.9},
         },
     },
@@ -37,8 +45,11 @@ SLACK_BYTES = 4 << 20
 def poisson3d(m):
     one = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
     eye = sp.identity(m)
-    return (sp.kron(sp.kron(one, eye), eye) + sp.kron(sp.kron(eye, one), eye)
-            + sp.kron(sp.kron(eye, eye), one)).tocsr()
+    return (
+        sp.kron(sp.kron(one, eye), eye)
+        + sp.kron(sp.kron(eye, one), eye)
+        + sp.kron(sp.kron(eye, eye), one)
+    ).tocsr()
 
 
 def free_bytes():
@@ -76,7 +87,9 @@ def test_clear_solver_cache_returns_device_memory_to_baseline(rng):
         assert cuda.cache_size() == 0
         assert cuda.live_device_bytes() == 0
         leaked = baseline - free_bytes()
-        print(f"cycle {cycle}: hierarchy {held / 2**20:.1f} MiB held, {in_use / 2**20:.1f} MiB "
-              f"in use by cudaMemGetInfo; after clear_solver_cache {leaked / 2**20:.2f} MiB "
-              "below the baseline")
+        print(
+            f"cycle {cycle}: hierarchy {held / 2**20:.1f} MiB held, {in_use / 2**20:.1f} MiB "
+            f"in use by cudaMemGetInfo; after clear_solver_cache {leaked / 2**20:.2f} MiB "
+            "below the baseline"
+        )
         assert leaked <= SLACK_BYTES, f"cycle {cycle}: {leaked} bytes not returned"

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from gpu_testing import requires_cuda
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from gpu_testing import requires_cuda
 from jaxamg._core import ffi as _ffi
 
 jax.config.update("jax_enable_x64", True)
@@ -24,14 +24,29 @@ pytestmark = requires_cuda
 
 def config(outer, precision="FLOAT", tolerance=1e-10, max_iters=200):
     amg = {
-        "scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "selector": "PMIS",
-        "interpolator": "D2", "interp_max_elements": 4, "strength_threshold": 0.25,
-        "x_amg_precision": precision, "max_iters": 1, "cycle": "V",
-        "coarse_solver": "DENSE_LU_SOLVER", "dense_lu_num_rows": 64,
+        "scope": "amg",
+        "solver": "AMG",
+        "algorithm": "CLASSICAL",
+        "selector": "PMIS",
+        "interpolator": "D2",
+        "interp_max_elements": 4,
+        "strength_threshold": 0.25,
+        "x_amg_precision": precision,
+        "max_iters": 1,
+        "cycle": "V",
+        "coarse_solver": "DENSE_LU_SOLVER",
+        "dense_lu_num_rows": 64,
         "smoother": {"scope": "l1", "solver": "JACOBI_L1"},
     }
-    main = {"scope": "main", "solver": outer, "max_iters": max_iters, "tolerance": tolerance,
-            "convergence": "RELATIVE_INI_CORE", "monitor_residual": 1, "store_res_history": 1}
+    main = {
+        "scope": "main",
+        "solver": outer,
+        "max_iters": max_iters,
+        "tolerance": tolerance,
+        "convergence": "RELATIVE_INI_CORE",
+        "monitor_residual": 1,
+        "store_res_history": 1,
+    }
     if outer == "AMG":
         # AMG as the solver; NOSOLVER drops the default preconditioner block.
         main = {**amg, **main, "preconditioner": "NOSOLVER"}
@@ -43,8 +58,11 @@ def config(outer, precision="FLOAT", tolerance=1e-10, max_iters=200):
 def poisson3d(m):
     one = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
     eye = sp.identity(m)
-    return (sp.kron(sp.kron(one, eye), eye) + sp.kron(sp.kron(eye, one), eye)
-            + sp.kron(sp.kron(eye, eye), one)).tocsr()
+    return (
+        sp.kron(sp.kron(one, eye), eye)
+        + sp.kron(sp.kron(eye, one), eye)
+        + sp.kron(sp.kron(eye, eye), one)
+    ).tocsr()
 
 
 def convection2d(m, rng):
@@ -103,8 +121,9 @@ def test_device_gradient_matches_dense(rng):
     cfg = config("PBICGSTAB", tolerance=1e-12)
 
     def loss_amg(data, rhs):
-        x, _ = jaxamg.solve(jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs,
-                            config=cfg)
+        x, _ = jaxamg.solve(
+            jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs, config=cfg
+        )
         return jnp.sum(wg * x**2)
 
     def loss_dense(data, rhs):

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from gpu_testing import requires_cuda
 from jax.experimental import sparse as jsparse
 
 import jaxamg
-from gpu_testing import cuda_module, requires_cuda
 from jaxamg._core import ffi as _ffi
 
 jax.config.update("jax_enable_x64", True)
@@ -25,11 +25,22 @@ pytestmark = requires_cuda
 PCG_AGG = {
     "config_version": 2,
     "solver": {
-        "scope": "main", "solver": "PCG", "max_iters": 200, "tolerance": 1e-10,
-        "convergence": "RELATIVE_INI_CORE", "monitor_residual": 1, "store_res_history": 1,
+        "scope": "main",
+        "solver": "PCG",
+        "max_iters": 200,
+        "tolerance": 1e-10,
+        "convergence": "RELATIVE_INI_CORE",
+        "monitor_residual": 1,
+        "store_res_history": 1,
         "preconditioner": {
-            "scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION", "selector": "SIZE_8",
-            "max_iters": 1, "cycle": "V", "presweeps": 1, "postsweeps": 1,
+            "scope": "amg",
+            "solver": "AMG",
+            "algorithm": "AGGREGATION",
+            "selector": "SIZE_8",
+            "max_iters": 1,
+            "cycle": "V",
+            "presweeps": 1,
+            "postsweeps": 1,
             "coarse_solver": "DENSE_LU_SOLVER",
             "smoother": {"scope": "l1", "solver": "JACOBI_L1", "relaxation_factor": 0.9},
         },
@@ -39,13 +50,24 @@ PCG_AGG = {
 BICG_CHEBY = {
     "config_version": 2,
     "solver": {
-        "scope": "main", "solver": "PBICGSTAB", "max_iters": 200, "tolerance": 1e-10,
-        "convergence": "RELATIVE_INI_CORE", "monitor_residual": 1, "store_res_history": 1,
+        "scope": "main",
+        "solver": "PBICGSTAB",
+        "max_iters": 200,
+        "tolerance": 1e-10,
+        "convergence": "RELATIVE_INI_CORE",
+        "monitor_residual": 1,
+        "store_res_history": 1,
         "preconditioner": {
-            "scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL", "max_iters": 1,
-            "cycle": "V", "coarse_solver": "DENSE_LU_SOLVER",
+            "scope": "amg",
+            "solver": "AMG",
+            "algorithm": "CLASSICAL",
+            "max_iters": 1,
+            "cycle": "V",
+            "coarse_solver": "DENSE_LU_SOLVER",
             "smoother": {
-                "scope": "cheby", "solver": "CHEBYSHEV", "chebyshev_polynomial_order": 2,
+                "scope": "cheby",
+                "solver": "CHEBYSHEV",
+                "chebyshev_polynomial_order": 2,
                 "chebyshev_lambda_estimate_mode": 2,
                 "preconditioner": {"scope": "l1", "solver": "JACOBI_L1"},
             },
@@ -65,8 +87,11 @@ def cpu():
 def poisson3d(m):
     one = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
     eye = sp.identity(m)
-    return (sp.kron(sp.kron(one, eye), eye) + sp.kron(sp.kron(eye, one), eye)
-            + sp.kron(sp.kron(eye, eye), one)).tocsr()
+    return (
+        sp.kron(sp.kron(one, eye), eye)
+        + sp.kron(sp.kron(eye, one), eye)
+        + sp.kron(sp.kron(eye, eye), one)
+    ).tocsr()
 
 
 def convection2d(m, rng):
@@ -95,7 +120,9 @@ def test_solution_matches_spsolve_and_cpu(rng, dtype, tol, config, make):
     A = A.astype(dtype)
     b = rng.normal(size=A.shape[0]).astype(dtype)
     ref = spla.spsolve(A.astype(np.float64).tocsc(), b.astype(np.float64))
-    cfg = dict(config, solver=dict(config["solver"], tolerance=1e-10 if dtype == np.float64 else 1e-6))
+    cfg = dict(
+        config, solver=dict(config["solver"], tolerance=1e-10 if dtype == np.float64 else 1e-6)
+    )
 
     M, bg = on(gpu(), A, b)
     x_gpu, info_gpu = jax.block_until_ready(jaxamg.solve(M, bg, config=cfg))
@@ -142,8 +169,9 @@ def test_jit_with_values_as_argument(rng):
 
     @jax.jit
     def f(data, rhs):
-        x, info = jaxamg.solve(jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs,
-                               config=PCG_AGG)
+        x, info = jaxamg.solve(
+            jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs, config=PCG_AGG
+        )
         return x, info["iterations"]
 
     x, its = f(M.data, bg)
@@ -161,8 +189,9 @@ def test_jit_with_traced_structure(rng):
     def f(M, rhs):
         return jaxamg.solve(M, rhs, config=PCG_AGG)[0]
 
-    np.testing.assert_allclose(np.asarray(f(M, bg)), spla.spsolve(A.tocsc(), b), rtol=1e-7,
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        np.asarray(f(M, bg)), spla.spsolve(A.tocsc(), b), rtol=1e-7, atol=1e-10
+    )
 
 
 def test_grad_forward_and_adjoint_match_dense(rng):
@@ -174,8 +203,9 @@ def test_grad_forward_and_adjoint_match_dense(rng):
     rows = np.repeat(np.arange(n), np.diff(A.indptr))
 
     def loss_amg(data, rhs):
-        x, _ = jaxamg.solve(jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs,
-                            config=BICG_CHEBY)
+        x, _ = jaxamg.solve(
+            jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs, config=BICG_CHEBY
+        )
         return jnp.sum(wg * x**2)
 
     def loss_dense(data, rhs):
@@ -223,9 +253,14 @@ def test_unsupported_configuration_falls_back_to_host(rng):
     b = rng.normal(size=A.shape[0])
     cfg = {
         "config_version": 2,
-        "solver": dict(PCG_AGG["solver"], preconditioner=dict(
-            PCG_AGG["solver"]["preconditioner"], selector="SIZE_2",
-            smoother={"scope": "gs", "solver": "MULTICOLOR_GS"})),
+        "solver": dict(
+            PCG_AGG["solver"],
+            preconditioner=dict(
+                PCG_AGG["solver"]["preconditioner"],
+                selector="SIZE_2",
+                smoother={"scope": "gs", "solver": "MULTICOLOR_GS"},
+            ),
+        ),
     }
     M, bg = on(gpu(), A, b)
     x, info = jax.block_until_ready(jaxamg.solve(M, bg, config=cfg))

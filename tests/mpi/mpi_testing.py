@@ -91,8 +91,11 @@ def local_block(A_global, row_start: int, row_end: int, dtype=None):
     M.sort_indices()
     data = M.data if dtype is None else M.data.astype(dtype)
     return jsparse.BCSR(
-        (jnp.asarray(data), jnp.asarray(M.indices.astype(np.int32)),
-         jnp.asarray(M.indptr.astype(np.int32))),
+        (
+            jnp.asarray(data),
+            jnp.asarray(M.indices.astype(np.int32)),
+            jnp.asarray(M.indptr.astype(np.int32)),
+        ),
         shape=M.shape,
     )
 
@@ -125,7 +128,9 @@ def nonsymmetric_matrix(n, rng):
 def block_matrix(m, rng, symmetric):
     """kron(1-D Laplacian on m nodes, 2x2 coupling): block_dim=2, node-major."""
     T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
-    coupling = np.array([[3.0, 1.0], [1.0, 3.0]]) if symmetric else np.array([[3.0, 1.5], [0.5, 3.0]])
+    coupling = (
+        np.array([[3.0, 1.0], [1.0, 3.0]]) if symmetric else np.array([[3.0, 1.5], [0.5, 3.0]])
+    )
     return sp.csr_matrix(sp.kron(T, coupling) + sp.identity(2 * m))
 
 

@@ -30,18 +30,23 @@ def last(comm):
 
 def test_missing_nglobal_or_partition(comm):
     A, b, rs, re = problem(comm)
-    assert_all_raise(comm, ValueError, lambda: jaxamg.solve(A, b, comm=comm, nglobal=N),
-                     match="partition_info")
-    assert_all_raise(comm, ValueError,
-                     lambda: jaxamg.solve(A, b, comm=comm, partition_info=(rs, re)),
-                     match="nglobal")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.solve(A, b, comm=comm, nglobal=N), match="partition_info"
+    )
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.solve(A, b, comm=comm, partition_info=(rs, re)),
+        match="nglobal",
+    )
 
 
 def test_nglobal_mismatch_on_one_rank(comm):
     A, b, rs, re = problem(comm)
     nglobal = N + 1 if last(comm) else N
     message = assert_all_raise(
-        comm, ValueError,
+        comm,
+        ValueError,
         lambda: jaxamg.solve(A, b, comm=comm, nglobal=nglobal, partition_info=(rs, re)),
     )
     # One rank: its own shape check; several: the ranks disagree on nglobal.
@@ -59,14 +64,17 @@ def test_partition_gap(comm):
     if rank == size - 1:
         rs += 1
     A, _, _ = matrices.tridiagonal_matrix_distributed(N, 0, 1, 3.0, dtype=jnp.float64)
-    from mpi_testing import local_block
     import scipy.sparse as sp
+    from mpi_testing import local_block
 
     M = sp.csr_matrix(np.asarray(A.todense()))
     block = local_block(M, rs, re)
     assert_all_raise(
-        comm, ValueError,
-        lambda: jaxamg.solve(block, jnp.ones(re - rs), comm=comm, nglobal=N, partition_info=(rs, re)),
+        comm,
+        ValueError,
+        lambda: jaxamg.solve(
+            block, jnp.ones(re - rs), comm=comm, nglobal=N, partition_info=(rs, re)
+        ),
         match="gap",
     )
 
@@ -79,14 +87,17 @@ def test_partition_overlap(comm):
     rs, re = bounds[rank]
     if rank == 1:
         rs -= 1
-    from mpi_testing import local_block
     import scipy.sparse as sp
+    from mpi_testing import local_block
 
     A, _, _ = matrices.tridiagonal_matrix_distributed(N, 0, 1, 3.0, dtype=jnp.float64)
     block = local_block(sp.csr_matrix(np.asarray(A.todense())), rs, re)
     assert_all_raise(
-        comm, ValueError,
-        lambda: jaxamg.solve(block, jnp.ones(re - rs), comm=comm, nglobal=N, partition_info=(rs, re)),
+        comm,
+        ValueError,
+        lambda: jaxamg.solve(
+            block, jnp.ones(re - rs), comm=comm, nglobal=N, partition_info=(rs, re)
+        ),
         match="overlap",
     )
 
@@ -94,17 +105,20 @@ def test_partition_overlap(comm):
 def test_rank_with_zero_rows(comm):
     if comm.Get_size() < 2:
         pytest.skip("an empty rank needs two ranks")
-    rank, size = comm.Get_rank(), comm.Get_size()
+    rank = comm.Get_rank()
     # Rank 0 owns every row, the others none.
     rs, re = (0, N) if rank == 0 else (N, N)
-    from mpi_testing import local_block
     import scipy.sparse as sp
+    from mpi_testing import local_block
 
     A, _, _ = matrices.tridiagonal_matrix_distributed(N, 0, 1, 3.0, dtype=jnp.float64)
     block = local_block(sp.csr_matrix(np.asarray(A.todense())), rs, re)
     assert_all_raise(
-        comm, ValueError,
-        lambda: jaxamg.solve(block, jnp.ones(re - rs), comm=comm, nglobal=N, partition_info=(rs, re)),
+        comm,
+        ValueError,
+        lambda: jaxamg.solve(
+            block, jnp.ones(re - rs), comm=comm, nglobal=N, partition_info=(rs, re)
+        ),
         match="owns no rows",
     )
 
@@ -115,9 +129,11 @@ def test_config_differs_on_one_rank(comm):
     A, b, rs, re = problem(comm)
     tolerance = 1e-6 if last(comm) else 1e-8
     assert_all_raise(
-        comm, ValueError,
-        lambda: jaxamg.solve(A, b, comm=comm, nglobal=N, partition_info=(rs, re),
-                             tolerance=tolerance),
+        comm,
+        ValueError,
+        lambda: jaxamg.solve(
+            A, b, comm=comm, nglobal=N, partition_info=(rs, re), tolerance=tolerance
+        ),
         match="solver configuration",
     )
 
@@ -128,10 +144,12 @@ def test_dtype_differs_on_one_rank(comm):
     A, b, rs, re = problem(comm)
     if last(comm):
         A = jaxamg.matrices.tridiagonal_matrix_distributed(
-            N, comm.Get_rank(), comm.Get_size(), 3.0, dtype=jnp.float32)[0]
+            N, comm.Get_rank(), comm.Get_size(), 3.0, dtype=jnp.float32
+        )[0]
         b = b.astype(jnp.float32)
     assert_all_raise(
-        comm, ValueError,
+        comm,
+        ValueError,
         lambda: jaxamg.solve(A, b, comm=comm, nglobal=N, partition_info=(rs, re)),
         match="precision",
     )
@@ -143,14 +161,17 @@ def test_x0_on_one_rank_only(comm):
     A, b, rs, re = problem(comm)
     x0 = jnp.zeros_like(b) if last(comm) else None
     assert_all_raise(
-        comm, ValueError,
+        comm,
+        ValueError,
         lambda: jaxamg.solve(A, b, x0=x0, comm=comm, nglobal=N, partition_info=(rs, re)),
         match="initial guess",
     )
 
 
-@pytest.mark.parametrize("defect", ["b length", "nan in b", "column range", "A shape",
-                                    "x0 shape", "block_dim", "complex b"])
+@pytest.mark.parametrize(
+    "defect",
+    ["b length", "nan in b", "column range", "A shape", "x0 shape", "block_dim", "complex b"],
+)
 def test_bad_input_on_one_rank_only(comm, defect):
     A, b, rs, re = problem(comm)
     x0, block_dim = None, 1
@@ -181,9 +202,11 @@ def test_bad_input_on_one_rank_only(comm, defect):
     else:
         expected = TypeError if defect == "complex b" else ValueError
     message = assert_all_raise(
-        comm, expected,
-        lambda: jaxamg.solve(A, b, x0=x0, block_dim=block_dim, comm=comm, nglobal=N,
-                             partition_info=(rs, re)),
+        comm,
+        expected,
+        lambda: jaxamg.solve(
+            A, b, x0=x0, block_dim=block_dim, comm=comm, nglobal=N, partition_info=(rs, re)
+        ),
     )
     if defect != "block_dim":
         assert message.startswith(f"rank {culprit}:"), message
@@ -216,11 +239,18 @@ def test_setup_failure_on_one_rank_raises_everywhere_within_10_s(comm, jit):
     data = A.data
     if comm.Get_rank() == culprit:
         # The local block's first row: its diagonal is the entry at column rs.
-        row = np.asarray(A.indices[A.indptr[0]:A.indptr[1]])
+        row = np.asarray(A.indices[A.indptr[0] : A.indptr[1]])
         data = data.at[int(A.indptr[0]) + int(np.flatnonzero(row == rs)[0])].set(0.0)
-    config = {"config_version": 2, "solver": {
-        "scope": "main", "solver": "PCG", "max_iters": 50, "tolerance": 1e-8,
-        "preconditioner": {"scope": "jac", "solver": "BLOCK_JACOBI", "max_iters": 1}}}
+    config = {
+        "config_version": 2,
+        "solver": {
+            "scope": "main",
+            "solver": "PCG",
+            "max_iters": 50,
+            "tolerance": 1e-8,
+            "preconditioner": {"scope": "jac", "solver": "BLOCK_JACOBI", "max_iters": 1},
+        },
+    }
 
     def run(values):
         M = type(A)((values, A.indices, A.indptr), shape=A.shape)

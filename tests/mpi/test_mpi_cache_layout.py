@@ -53,12 +53,12 @@ def solve_and_grad(comm, A_global, bounds, b_global, w_global, cfg):
 
     def loss(values, rhs):
         M = jsparse.BCSR((values, A.indices, A.indptr), shape=A.shape)
-        x, info = jaxamg.solve(M, rhs, comm=comm, nglobal=n, partition_info=(rs, re),
-                               config=cfg)
+        x, info = jaxamg.solve(M, rhs, comm=comm, nglobal=n, partition_info=(rs, re), config=cfg)
         return jnp.sum(w * x), (x, info)
 
     (_, (x, info)), (g_data, g_b) = jax.value_and_grad(loss, argnums=(0, 1), has_aux=True)(
-        A.data, jnp.asarray(b_global[rs:re]))
+        A.data, jnp.asarray(b_global[rs:re])
+    )
     return gather(comm, x), gather(comm, g_data), gather(comm, g_b), int(info["status"])
 
 

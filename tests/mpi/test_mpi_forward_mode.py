@@ -59,9 +59,15 @@ class Problem:
         M = jsparse.BCSR((data, self.local.indices, self.local.indptr), shape=self.local.shape)
         if self.symmetric:
             jaxamg.with_cache(M, is_symmetric=True)
-        x, _ = jaxamg.solve(M, b, comm=self.comm, nglobal=self.n,
-                            partition_info=(self.rs, self.re), block_dim=self.block_dim,
-                            config=self.cfg)
+        x, _ = jaxamg.solve(
+            M,
+            b,
+            comm=self.comm,
+            nglobal=self.n,
+            partition_info=(self.rs, self.re),
+            block_dim=self.block_dim,
+            config=self.cfg,
+        )
         return x
 
     def serial_solve(self, data, b):
@@ -73,10 +79,10 @@ class Problem:
         return x
 
     def rows(self, v):
-        return np.asarray(v)[..., self.rs:self.re]
+        return np.asarray(v)[..., self.rs : self.re]
 
     def values(self, v):
-        return jnp.asarray(np.asarray(v)[self.lo:self.hi])
+        return jnp.asarray(np.asarray(v)[self.lo : self.hi])
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -102,9 +108,13 @@ def test_jvp_equals_serial_and_central_differences(comm, rng, kind, equal):
         # with its collectives on the same communicator.
         x, t = jax.block_until_ready(jax.jvp(f, primals, tangents))
         x_jit, t_jit = jax.block_until_ready(
-            jax.jit(lambda prim, tan: jax.jvp(f, prim, tan))(primals, tangents))
-        x_s, t_s = jax.jvp(p.serial_solve, (jnp.asarray(data_g), jnp.asarray(b_g)),
-                           (jnp.asarray(s_data * d_data_g), jnp.asarray(s_b * d_b_g)))
+            jax.jit(lambda prim, tan: jax.jvp(f, prim, tan))(primals, tangents)
+        )
+        x_s, t_s = jax.jvp(
+            p.serial_solve,
+            (jnp.asarray(data_g), jnp.asarray(b_g)),
+            (jnp.asarray(s_data * d_data_g), jnp.asarray(s_b * d_b_g)),
+        )
         h = 1e-5
         plus = f(*(u + h * v for u, v in zip(primals, tangents)))
         minus = f(*(u - h * v for u, v in zip(primals, tangents)))
@@ -135,16 +145,16 @@ def test_jacfwd_equals_the_dense_inverse(comm, rng, kind, equal):
     data = jnp.asarray(p.values(p.A.data))
 
     def of_b(b_global):
-        return p.solve(data, b_global[p.rs:p.re])
+        return p.solve(data, b_global[p.rs : p.re])
 
     def of_values(data_global):
-        return p.solve(data_global[p.lo:p.hi], jnp.asarray(p.rows(b_g)))
+        return p.solve(data_global[p.lo : p.hi], jnp.asarray(p.rows(b_g)))
 
     J_b = jax.block_until_ready(jax.jacfwd(of_b)(jnp.asarray(b_g)))
     J_b_jit = jax.block_until_ready(jax.jit(jax.jacfwd(of_b))(jnp.asarray(b_g)))
     J_values = jax.block_until_ready(jax.jacfwd(of_values)(jnp.asarray(p.A.data)))
-    ref_b = A_inv[p.rs:p.re]
-    ref_values = -A_inv[p.rs:p.re][:, entry_rows] * x_ref[p.A.indices][None, :]
+    ref_b = A_inv[p.rs : p.re]
+    ref_values = -A_inv[p.rs : p.re][:, entry_rows] * x_ref[p.A.indices][None, :]
     checks = {
         "d/db": relative(comm, np.asarray(J_b) - ref_b, ref_b),
         "d/db jit": relative(comm, np.asarray(J_b_jit) - ref_b, ref_b),
@@ -186,7 +196,7 @@ def test_second_derivatives_in_b_work_and_in_values_raise(comm, rng):
     x_ref = A_inv @ b_g
 
     def cubic(b_global):
-        return jnp.sum(p.solve(data, b_global[p.rs:p.re]) ** 3)
+        return jnp.sum(p.solve(data, b_global[p.rs : p.re]) ** 3)
 
     H = np.asarray(jax.hessian(cubic)(jnp.asarray(b_g)))  # np.asarray waits for it
     H_total = sum(comm.allgather(H))
@@ -194,13 +204,20 @@ def test_second_derivatives_in_b_work_and_in_values_raise(comm, rng):
     assert_all(comm, relative(comm, H_total - ref, ref) <= 1e-8, "hessian in b")
 
     b = jnp.asarray(p.rows(b_g))
-    assert_all_raise(comm, NotImplementedError,
-                     lambda: jax.hessian(lambda d: jnp.sum(p.solve(d, b) ** 2))(data),
-                     match="first order only")
-    assert_all_raise(comm, NotImplementedError,
-                     lambda: jax.jacfwd(jax.grad(lambda d, b_: jnp.sum(p.solve(d, b_) ** 2)),
-                                        argnums=1)(data, b),
-                     match="first order only")
+    assert_all_raise(
+        comm,
+        NotImplementedError,
+        lambda: jax.hessian(lambda d: jnp.sum(p.solve(d, b) ** 2))(data),
+        match="first order only",
+    )
+    assert_all_raise(
+        comm,
+        NotImplementedError,
+        lambda: jax.jacfwd(jax.grad(lambda d, b_: jnp.sum(p.solve(d, b_) ** 2)), argnums=1)(
+            data, b
+        ),
+        match="first order only",
+    )
 
 
 def test_compiled_derivatives_call_one_solve_each_and_one_exchange(comm, rng):
@@ -216,8 +233,9 @@ def test_compiled_derivatives_call_one_solve_each_and_one_exchange(comm, rng):
 
     counts = {
         "jvp b": targets(lambda b_, t: jax.jvp(lambda u: p.solve(data, u), (b_,), (t,)), b, b),
-        "jvp values": targets(lambda d, t: jax.jvp(lambda u: p.solve(u, b), (d,), (t,)),
-                              data, data),
+        "jvp values": targets(
+            lambda d, t: jax.jvp(lambda u: p.solve(u, b), (d,), (t,)), data, data
+        ),
         "grad values": targets(jax.grad(lambda d: jnp.sum(p.solve(d, b) ** 2)), data),
         "grad b": targets(jax.grad(lambda b_: jnp.sum(p.solve(data, b_) ** 2)), b),
     }

@@ -6,13 +6,18 @@ Skipped without a GPU backend (the rest of tests/mpi then runs on the
 CPU)."""
 
 import jax
+import jax.numpy as jnp  # noqa: E402
 import numpy as np
 import pytest
 import scipy.sparse.linalg as spla
-
-import jax.numpy as jnp  # noqa: E402
-from mpi_testing import assert_all, global_max, local_block, needs_native_mpi, \
-    nonsymmetric_matrix, split_rows  # noqa: E402
+from mpi_testing import (  # noqa: E402
+    assert_all,
+    global_max,
+    local_block,
+    needs_native_mpi,
+    nonsymmetric_matrix,
+    split_rows,
+)
 
 import jaxamg  # noqa: E402
 
@@ -33,12 +38,21 @@ pytestmark = [
 CONFIG = {
     "config_version": 2,
     "solver": {
-        "scope": "main", "solver": "FGMRES", "gmres_n_restart": 30, "max_iters": 500,
-        "tolerance": 1e-12, "convergence": "RELATIVE_INI", "monitor_residual": 1,
-        "preconditioner": {"scope": "amg", "solver": "AMG", "algorithm": "AGGREGATION",
-                           "selector": "SIZE_2", "max_iters": 1,
-                           "coarse_solver": {"scope": "c", "solver": "BLOCK_JACOBI",
-                                             "max_iters": 50}},
+        "scope": "main",
+        "solver": "FGMRES",
+        "gmres_n_restart": 30,
+        "max_iters": 500,
+        "tolerance": 1e-12,
+        "convergence": "RELATIVE_INI",
+        "monitor_residual": 1,
+        "preconditioner": {
+            "scope": "amg",
+            "solver": "AMG",
+            "algorithm": "AGGREGATION",
+            "selector": "SIZE_2",
+            "max_iters": 1,
+            "coarse_solver": {"scope": "c", "solver": "BLOCK_JACOBI", "max_iters": 50},
+        },
     },
 }
 
@@ -61,7 +75,8 @@ def test_solve_and_gradient_with_arrays_on_the_gpu(comm, rng):
         return jnp.dot(w, x), x
 
     (_, x), (g_data, g_b) = jax.jit(jax.value_and_grad(loss, argnums=(0, 1), has_aux=True))(
-        A.data, b)
+        A.data, b
+    )
     assert_all(comm, next(iter(x.devices())).platform == "gpu", f"x on {x.devices()}")
     x_ref = spla.spsolve(A_global.tocsc(), b_global)
     err = global_max(comm, float(np.max(np.abs(np.asarray(x) - x_ref[rs:re]))))

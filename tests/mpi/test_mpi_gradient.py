@@ -9,7 +9,6 @@ pytest.importorskip("mpi4py")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
 import scipy.sparse.linalg as spla  # noqa: E402
 from jax.experimental import sparse as jsparse  # noqa: E402
 from mpi_testing import (  # noqa: E402
@@ -58,8 +57,9 @@ def test_gradients_equal_serial_and_scipy(comm, rng, kind):
         M = jsparse.BCSR((data, A.indices, A.indptr), shape=A.shape)
         if kind == "symmetric":
             jaxamg.with_cache(M, is_symmetric=True)
-        x, _ = jaxamg.solve(M, b, comm=comm, nglobal=n, partition_info=(rs, re),
-                            block_dim=block_dim, config=cfg)
+        x, _ = jaxamg.solve(
+            M, b, comm=comm, nglobal=n, partition_info=(rs, re), block_dim=block_dim, config=cfg
+        )
         return jnp.sum(w * x)
 
     b = jnp.asarray(b_global[rs:re])
@@ -84,9 +84,12 @@ def test_gradients_equal_serial_and_scipy(comm, rng, kind):
     scipy_data = -lam[rows] * x_ref[A_global.indices]
 
     checks = {
-        "b vs serial": relative(comm, np.asarray(g_b) - np.asarray(s_b)[rs:re], np.asarray(s_b)[rs:re]),
-        "data vs serial": relative(comm, np.asarray(g_data) - np.asarray(s_data)[lo:hi],
-                                   np.asarray(s_data)[lo:hi]),
+        "b vs serial": relative(
+            comm, np.asarray(g_b) - np.asarray(s_b)[rs:re], np.asarray(s_b)[rs:re]
+        ),
+        "data vs serial": relative(
+            comm, np.asarray(g_data) - np.asarray(s_data)[lo:hi], np.asarray(s_data)[lo:hi]
+        ),
         "b vs scipy": relative(comm, np.asarray(g_b) - lam[rs:re], lam[rs:re]),
         "data vs scipy": relative(comm, np.asarray(g_data) - scipy_data[lo:hi], scipy_data[lo:hi]),
         "jit b": relative(comm, np.asarray(g_b_jit) - np.asarray(g_b), np.asarray(g_b)),
@@ -107,8 +110,14 @@ def test_replicated_parameter_gradient_sums_to_the_serial_one(comm):
 
     def local_loss(d):
         A, _, _ = matrices.tridiagonal_matrix_distributed(n, rank, size, d, dtype=jnp.float64)
-        x, _ = jaxamg.solve(jaxamg.with_cache(A, is_symmetric=True), jnp.ones(re - rs),
-                            comm=comm, nglobal=n, partition_info=(rs, re), config=cfg)
+        x, _ = jaxamg.solve(
+            jaxamg.with_cache(A, is_symmetric=True),
+            jnp.ones(re - rs),
+            comm=comm,
+            nglobal=n,
+            partition_info=(rs, re),
+            config=cfg,
+        )
         return jnp.sum((x - target[rs:re]) ** 2)
 
     def serial_loss(d):

@@ -20,8 +20,9 @@ def test_partition_helpers_work_without_mpi():
 
 def test_importing_mpi_utils_does_not_load_mpi4py():
     probe = "import sys, jaxamg.mpi_utils; print('mpi4py' in sys.modules)"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
 

@@ -67,7 +67,7 @@ def problem(name):
     A.sort_indices()
     basis = np.zeros((A.shape[0], 2))
     basis[: A1.shape[0], 0] = 1.0
-    basis[A1.shape[0]:, 1] = 1.0
+    basis[A1.shape[0] :, 1] = 1.0
     return A, basis, None
 
 
@@ -125,7 +125,8 @@ def test_allreduce_sum_shape_mismatch_raises_everywhere(comm):
         pytest.skip("a mismatch between ranks needs two ranks")
     size = 4 if comm.Get_rank() == comm.Get_size() - 1 else 3
     assert_all_raise(
-        comm, Exception,
+        comm,
+        Exception,
         lambda: jax.block_until_ready(allreduce_sum(jnp.ones(size), comm.py2f())),
         match="different sizes",
     )
@@ -145,33 +146,56 @@ def test_solution_equals_serial_and_pinv(comm, rng, name, equal):
     b_global = rng.standard_normal(n)
     A = local_block(A_global, rs, re)
     jaxamg.with_cache(A, is_symmetric=True)
-    x, info = jaxamg.solve(A, jnp.asarray(b_global[rs:re]), comm=comm, nglobal=n,
-                           partition_info=(rs, re), config=CFG, nullspace=spec)
+    x, info = jaxamg.solve(
+        A,
+        jnp.asarray(b_global[rs:re]),
+        comm=comm,
+        nglobal=n,
+        partition_info=(rs, re),
+        config=CFG,
+        nullspace=spec,
+    )
     x_global = gather(comm, x)
 
     G = jsparse.BCSR.from_scipy_sparse(A_global)
     serial_spec = "constant" if isinstance(spec, str) else basis
-    x_serial, info_serial = jaxamg.solve(G, jnp.asarray(b_global), config=CFG,
-                                         nullspace=serial_spec, transpose_nullspace=serial_spec)
+    x_serial, info_serial = jaxamg.solve(
+        G, jnp.asarray(b_global), config=CFG, nullspace=serial_spec, transpose_nullspace=serial_spec
+    )
 
     ok = int(info["status"]) == 0
-    assert_all(comm, relative(x_global, pinv @ b_global) <= RTOL,
-               f"x vs pinv: {relative(x_global, pinv @ b_global):.2e}")
-    assert_all(comm, relative(x_global, x_serial) <= RTOL,
-               f"x vs serial: {relative(x_global, x_serial):.2e}")
+    assert_all(
+        comm,
+        relative(x_global, pinv @ b_global) <= RTOL,
+        f"x vs pinv: {relative(x_global, pinv @ b_global):.2e}",
+    )
+    assert_all(
+        comm,
+        relative(x_global, x_serial) <= RTOL,
+        f"x vs serial: {relative(x_global, x_serial):.2e}",
+    )
     # Orthogonal to the null space, globally.
     coefficients = basis.T @ x_global
-    assert_all(comm, np.max(np.abs(coefficients)) <= 1e-10 * np.linalg.norm(x_global),
-               f"N^T x = {coefficients}")
+    assert_all(
+        comm,
+        np.max(np.abs(coefficients)) <= 1e-10 * np.linalg.norm(x_global),
+        f"N^T x = {coefficients}",
+    )
     # The removed fraction of b, the same on every rank and equal to serial.
     removed = basis @ np.linalg.lstsq(basis, b_global, rcond=None)[0]
     expected = np.linalg.norm(removed) / np.linalg.norm(b_global)
     values = comm.allgather(info["rhs_inconsistency"])
     assert_all(comm, len(set(values)) == 1, f"rhs_inconsistency per rank: {values}")
-    assert_all(comm, abs(info["rhs_inconsistency"] - expected) <= 1e-12,
-               f"{info['rhs_inconsistency']} vs {expected}")
-    assert_all(comm, abs(info["rhs_inconsistency"] - info_serial["rhs_inconsistency"]) <= 1e-12,
-               f"{info['rhs_inconsistency']} vs serial {info_serial['rhs_inconsistency']}")
+    assert_all(
+        comm,
+        abs(info["rhs_inconsistency"] - expected) <= 1e-12,
+        f"{info['rhs_inconsistency']} vs {expected}",
+    )
+    assert_all(
+        comm,
+        abs(info["rhs_inconsistency"] - info_serial["rhs_inconsistency"]) <= 1e-12,
+        f"{info['rhs_inconsistency']} vs serial {info_serial['rhs_inconsistency']}",
+    )
     assert_all(comm, ok, f"status {info['status']}")
 
 
@@ -180,9 +204,16 @@ def test_consistent_rhs_has_zero_inconsistency(comm, rng):
     b_global = rng.standard_normal(n)
     b_global -= b_global.mean()
     A = local_block(A_global, rs, re)
-    x, info = jaxamg.solve(A, jnp.asarray(b_global[rs:re]), comm=comm, nglobal=n,
-                           partition_info=(rs, re), config=CFG, nullspace=spec,
-                           transpose_nullspace=spec)
+    x, info = jaxamg.solve(
+        A,
+        jnp.asarray(b_global[rs:re]),
+        comm=comm,
+        nglobal=n,
+        partition_info=(rs, re),
+        config=CFG,
+        nullspace=spec,
+        transpose_nullspace=spec,
+    )
     x_global = gather(comm, x)
     pinv = np.linalg.pinv(A_global.toarray(), rtol=1e-10)
     assert_all(comm, info["rhs_inconsistency"] <= 1e-14, f"{info['rhs_inconsistency']}")
@@ -198,14 +229,25 @@ def test_jit_equals_eager(comm, rng, equal):
 
     def run(values, rhs):
         M = jsparse.BCSR((values, A.indices, A.indptr), shape=A.shape)
-        return jaxamg.solve(M, rhs, comm=comm, nglobal=n, partition_info=(rs, re), config=CFG,
-                            nullspace=spec, transpose_nullspace=spec)
+        return jaxamg.solve(
+            M,
+            rhs,
+            comm=comm,
+            nglobal=n,
+            partition_info=(rs, re),
+            config=CFG,
+            nullspace=spec,
+            transpose_nullspace=spec,
+        )
 
     x_eager, info_eager = run(A.data, b)
     x_jit, info_jit = jax.jit(run)(A.data, b)
     assert_all(comm, relative(gather(comm, x_jit), gather(comm, x_eager)) <= 1e-12, "x")
-    assert_all(comm, abs(float(info_jit["rhs_inconsistency"])
-                         - info_eager["rhs_inconsistency"]) <= 1e-14, "inconsistency")
+    assert_all(
+        comm,
+        abs(float(info_jit["rhs_inconsistency"]) - info_eager["rhs_inconsistency"]) <= 1e-14,
+        "inconsistency",
+    )
 
 
 def test_vmap_over_right_hand_sides(comm, rng):
@@ -214,8 +256,16 @@ def test_vmap_over_right_hand_sides(comm, rng):
     A = local_block(A_global, rs, re)
 
     def run(rhs):
-        return jaxamg.solve(A, rhs, comm=comm, nglobal=n, partition_info=(rs, re), config=CFG,
-                            nullspace=spec, transpose_nullspace=spec)
+        return jaxamg.solve(
+            A,
+            rhs,
+            comm=comm,
+            nglobal=n,
+            partition_info=(rs, re),
+            config=CFG,
+            nullspace=spec,
+            transpose_nullspace=spec,
+        )
 
     X, info = jax.vmap(run)(jnp.asarray(B_global[:, rs:re]))
     pinv = np.linalg.pinv(A_global.toarray(), rtol=1e-10)
@@ -224,8 +274,11 @@ def test_vmap_over_right_hand_sides(comm, rng):
     removed = basis @ np.linalg.lstsq(basis, B_global.T, rcond=None)[0]
     expected = np.linalg.norm(removed, axis=0) / np.linalg.norm(B_global, axis=1)
     got = np.asarray(info["rhs_inconsistency"])
-    assert_all(comm, got.shape == (3,) and np.allclose(got, expected, rtol=0, atol=1e-12),
-               f"{got} vs {expected}")
+    assert_all(
+        comm,
+        got.shape == (3,) and np.allclose(got, expected, rtol=0, atol=1e-12),
+        f"{got} vs {expected}",
+    )
 
 
 def test_basis_attached_with_cache(comm, rng):
@@ -234,8 +287,9 @@ def test_basis_attached_with_cache(comm, rng):
     b_global = rng.standard_normal(n)
     A = local_block(A_global, rs, re)
     jaxamg.with_cache(A, nullspace=spec, transpose_nullspace=spec)
-    x, info = jaxamg.solve(A, jnp.asarray(b_global[rs:re]), comm=comm, nglobal=n,
-                           partition_info=(rs, re), config=CFG)
+    x, info = jaxamg.solve(
+        A, jnp.asarray(b_global[rs:re]), comm=comm, nglobal=n, partition_info=(rs, re), config=CFG
+    )
     pinv = np.linalg.pinv(A_global.toarray(), rtol=1e-10)
     assert_all(comm, relative(gather(comm, x), pinv @ b_global) <= RTOL, "x vs pinv")
     assert_all(comm, "rhs_inconsistency" in info, "no rhs_inconsistency")
@@ -250,15 +304,25 @@ def test_cached_metadata_with_singular_defaults(comm, rng):
     A_global, basis, spec, (rs, re), n = setup(comm, rng, "3d", equal=False)
     b_global = rng.standard_normal(n)
     A = local_block(A_global, rs, re)
-    meta = jaxamg.cache_mpi_metadata({"tolerance": 1e-12, "max_iters": 200}, comm, n, (rs, re),
-                                     A, is_symmetric=True, singular=True)
+    meta = jaxamg.cache_mpi_metadata(
+        {"tolerance": 1e-12, "max_iters": 200},
+        comm,
+        n,
+        (rs, re),
+        A,
+        is_symmetric=True,
+        singular=True,
+    )
     expected = prepare_config({"tolerance": 1e-12, "max_iters": 200}, mpi=True, singular=True)
     assert_all(comm, meta["singular"] and meta["config_str"] == expected, "singular config")
     jaxamg.with_cache(A, mpi=meta)
     x, info = jaxamg.solve(A, jnp.asarray(b_global[rs:re]), nullspace=spec)
     pinv = np.linalg.pinv(A_global.toarray(), rtol=1e-10)
-    assert_all(comm, relative(gather(comm, x), pinv @ b_global) <= RTOL,
-               f"x vs pinv: {relative(gather(comm, x), pinv @ b_global):.2e}")
+    assert_all(
+        comm,
+        relative(gather(comm, x), pinv @ b_global) <= RTOL,
+        f"x vs pinv: {relative(gather(comm, x), pinv @ b_global):.2e}",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -300,8 +364,16 @@ def test_gradients_equal_serial_and_pinv(comm, rng, name, equal):
 
     def local_loss(values, rhs):
         M = jsparse.BCSR((values, A.indices, A.indptr), shape=A.shape)
-        x, _ = jaxamg.solve(M, rhs, comm=comm, nglobal=n, partition_info=(rs, re), config=CFG,
-                            nullspace=spec, transpose_nullspace=spec)
+        x, _ = jaxamg.solve(
+            M,
+            rhs,
+            comm=comm,
+            nglobal=n,
+            partition_info=(rs, re),
+            config=CFG,
+            nullspace=spec,
+            transpose_nullspace=spec,
+        )
         return jnp.sum(w * x)
 
     b = jnp.asarray(b_global[rs:re])
@@ -312,8 +384,9 @@ def test_gradients_equal_serial_and_pinv(comm, rng, name, equal):
 
     def serial_loss(values, rhs):
         M = jsparse.BCSR((values, G.indices, G.indptr), shape=G.shape)
-        x, _ = jaxamg.solve(M, rhs, config=CFG, nullspace="constant",
-                            transpose_nullspace="constant")
+        x, _ = jaxamg.solve(
+            M, rhs, config=CFG, nullspace="constant", transpose_nullspace="constant"
+        )
         return jnp.sum(jnp.asarray(w_global) * x)
 
     s_data, s_b = jax.grad(serial_loss, argnums=(0, 1))(G.data, jnp.asarray(b_global))
@@ -324,26 +397,36 @@ def test_gradients_equal_serial_and_pinv(comm, rng, name, equal):
     x_ref = pinv @ b_global
     for gb in (g_b, g_b_jit):
         gb_global = gather(comm, gb)
-        assert_all(comm, relative(gb_global, s_b) <= RTOL,
-                   f"db vs serial: {relative(gb_global, s_b):.2e}")
-        assert_all(comm, relative(gb_global, lam) <= RTOL,
-                   f"db vs pinv: {relative(gb_global, lam):.2e}")
+        assert_all(
+            comm, relative(gb_global, s_b) <= RTOL, f"db vs serial: {relative(gb_global, s_b):.2e}"
+        )
+        assert_all(
+            comm, relative(gb_global, lam) <= RTOL, f"db vs pinv: {relative(gb_global, lam):.2e}"
+        )
 
     # Matrix values: directional derivatives along perturbations that keep
     # the null spaces, d/dt w^T (A + t dA)^+ b = -lam^T dA x, against serial.
     offset = int(A_global.indptr[rs])
     for direction in null_preserving_directions(A_global, rng, 3):
-        local_dir = direction[offset:offset + int(A.nse)]
-        expected = -lam @ (sp.csr_matrix((direction, A_global.indices, A_global.indptr),
-                                         shape=A_global.shape) @ x_ref)
+        local_dir = direction[offset : offset + int(A.nse)]
+        expected = -lam @ (
+            sp.csr_matrix((direction, A_global.indices, A_global.indptr), shape=A_global.shape)
+            @ x_ref
+        )
         serial = float(np.dot(np.asarray(s_data), direction))
         for gd in (g_data, g_data_jit):
             value = sum(comm.allgather(float(np.dot(np.asarray(gd), local_dir))))
             scale = max(abs(expected), 1e-300)
-            assert_all(comm, abs(value - expected) <= RTOL * scale * 10,
-                       f"<dA, grad> {value} vs pinv {expected}")
-            assert_all(comm, abs(value - serial) <= RTOL * scale * 10,
-                       f"<dA, grad> {value} vs serial {serial}")
+            assert_all(
+                comm,
+                abs(value - expected) <= RTOL * scale * 10,
+                f"<dA, grad> {value} vs pinv {expected}",
+            )
+            assert_all(
+                comm,
+                abs(value - serial) <= RTOL * scale * 10,
+                f"<dA, grad> {value} vs serial {serial}",
+            )
 
 
 # --------------------------------------------------------------------------
@@ -358,8 +441,16 @@ def solve_with(comm, rng, nullspace, transpose_nullspace=_SAME):
     A = local_block(A_global, rs, re)
     b = jnp.ones(re - rs)
     t = nullspace if transpose_nullspace is _SAME else transpose_nullspace
-    return lambda: jaxamg.solve(A, b, comm=comm, nglobal=n, partition_info=(rs, re),
-                                config=CFG, nullspace=nullspace, transpose_nullspace=t)
+    return lambda: jaxamg.solve(
+        A,
+        b,
+        comm=comm,
+        nglobal=n,
+        partition_info=(rs, re),
+        config=CFG,
+        nullspace=nullspace,
+        transpose_nullspace=t,
+    )
 
 
 def local_rows(comm, rng):
@@ -374,8 +465,9 @@ def last(comm):
 def test_wrong_shaped_basis_on_one_rank_raises_everywhere(comm, rng):
     rs, re = local_rows(comm, rng)
     rows = re - rs + (1 if last(comm) else 0)
-    assert_all_raise(comm, ValueError, solve_with(comm, rng, np.ones((rows, 1))),
-                     match="`nullspace` must be")
+    assert_all_raise(
+        comm, ValueError, solve_with(comm, rng, np.ones((rows, 1))), match="`nullspace` must be"
+    )
 
 
 def test_column_counts_differ_across_ranks(comm, rng):

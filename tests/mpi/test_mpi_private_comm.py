@@ -133,8 +133,11 @@ def test_solve_and_user_allreduce_do_not_match(comm, rng):
     error = np.sqrt(sum(comm.allgather(error))) / np.linalg.norm(reference)
     assert_all(comm, error <= 1e-8, f"relative difference from spsolve {error:.3e}")
     assert_all(comm, np.array_equal(engine, warm), "the raced solve differs from the first one")
-    assert_all(comm, np.array_equal(user, expected_user(size)),
-               f"the user's Allreduce gave {user}, expected {expected_user(size)}")
+    assert_all(
+        comm,
+        np.array_equal(user, expected_user(size)),
+        f"the user's Allreduce gave {user}, expected {expected_user(size)}",
+    )
 
 
 def test_communicator_reusing_a_freed_handle_gets_a_fresh_setup(comm, rng):
@@ -162,8 +165,9 @@ def test_communicator_reusing_a_freed_handle_gets_a_fresh_setup(comm, rng):
         d = np.linalg.norm(np.asarray(x) - reference[rs:re]) ** 2
         errors.append(np.sqrt(sum(comm.allgather(d))) / np.linalg.norm(reference))
         mine.Free()
-    entries = [e for e in jaxamg.get_solver_cache_info()["mpi"]["entries"]
-               if e["n_rows_global"] == n]
+    entries = [
+        e for e in jaxamg.get_solver_cache_info()["mpi"]["entries"] if e["n_rows_global"] == n
+    ]
     # The entry made on the freed duplicate is never used again; clearing it
     # is safe (a cached solver makes no MPI call when destroyed).
     jaxamg.clear_solver_cache()

@@ -9,18 +9,17 @@ pytest.importorskip("mpi4py")
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
 import scipy.sparse.linalg as spla  # noqa: E402
 from jax.experimental import sparse as jsparse  # noqa: E402
 from mpi_testing import (  # noqa: E402
     assert_all,
+    block_matrix,
     config,
     global_max,
     local_block,
     needs_native_mpi,
     nonsymmetric_matrix,
     spd_matrix,
-    block_matrix,
     split_rows,
 )
 
@@ -35,8 +34,9 @@ def distributed(comm, A_global, b_global, bounds, **kwargs):
     rs, re = bounds[rank]
     n = A_global.shape[0]
     A = local_block(A_global, rs, re)
-    return jaxamg.solve(A, jnp.asarray(b_global[rs:re]), comm=comm, nglobal=n,
-                        partition_info=(rs, re), **kwargs), (rs, re)
+    return jaxamg.solve(
+        A, jnp.asarray(b_global[rs:re]), comm=comm, nglobal=n, partition_info=(rs, re), **kwargs
+    ), (rs, re)
 
 
 @pytest.mark.parametrize("preconditioner", ["jacobi", "amg"])
@@ -57,15 +57,19 @@ def test_distributed_solve_equals_spsolve(comm, rng, kind, equal, preconditioner
     b = rng.standard_normal(A.shape[0])
     reference = spla.spsolve(A.tocsc(), b)
     symmetric = kind in ("symmetric", "block-sym")
-    (x, info), (rs, re) = distributed(comm, A, b, bounds, block_dim=block_dim,
-                                      config=config(symmetric, preconditioner))
+    (x, info), (rs, re) = distributed(
+        comm, A, b, bounds, block_dim=block_dim, config=config(symmetric, preconditioner)
+    )
     error = np.linalg.norm(np.asarray(x) - reference[rs:re]) ** 2
     error = np.sqrt(sum(comm.allgather(error))) / np.linalg.norm(reference)
     assert_all(comm, info["status"] == jaxamg.AMGXStatus.SUCCESS, f"status {info['status']}")
     assert_all(comm, error <= 1e-8, f"relative difference {error:.3e}")
     # The history is a JAX array (JAX-AMG's type) in a direct MPI call too.
-    assert_all(comm, isinstance(info["residual_history"], jax.Array),
-               f"history type {type(info['residual_history'])}")
+    assert_all(
+        comm,
+        isinstance(info["residual_history"], jax.Array),
+        f"history type {type(info['residual_history'])}",
+    )
     # The same info on every rank.
     infos = comm.allgather((info["iterations"], info["residual"], len(info["residual_history"])))
     assert_all(comm, len(set(infos)) == 1, f"info differs across ranks: {infos}")
@@ -98,9 +102,14 @@ def test_jit_equals_eager_and_cached_metadata(comm, rng):
         return jaxamg.solve(jaxamg.with_cache(M, mpi=meta), rhs)
 
     x_cached, _ = solve_cached(A.data, b)
-    diff = max(float(jnp.max(jnp.abs(x_jit - x_eager))), float(jnp.max(jnp.abs(x_cached - x_eager))))
-    assert_all(comm, global_max(comm, diff) <= 1e-12 * float(jnp.max(jnp.abs(x_eager))),
-               f"jit/cached differ from eager by {diff}")
+    diff = max(
+        float(jnp.max(jnp.abs(x_jit - x_eager))), float(jnp.max(jnp.abs(x_cached - x_eager)))
+    )
+    assert_all(
+        comm,
+        global_max(comm, diff) <= 1e-12 * float(jnp.max(jnp.abs(x_eager))),
+        f"jit/cached differ from eager by {diff}",
+    )
     assert_all(comm, info_jit["residual_history"].shape == (1001,))  # max_iters + 1
 
 
@@ -115,13 +124,24 @@ def test_x0_cuts_iterations_and_keeps_the_solution(comm, rng):
     # An absolute tolerance: relative to a warm start's small residual it would
     # ask for more digits than float64 has.
     options = dict(config=config(True), convergence="ABSOLUTE", tolerance=1e-9)
-    cold, info_cold = jaxamg.solve(A, jnp.asarray(b_global[rs:re]), comm=comm, nglobal=n,
-                                   partition_info=(rs, re), **options)
+    cold, info_cold = jaxamg.solve(
+        A, jnp.asarray(b_global[rs:re]), comm=comm, nglobal=n, partition_info=(rs, re), **options
+    )
     guess = jnp.asarray(reference[rs:re] + 1e-6 * rng.standard_normal(re - rs))
-    warm, info_warm = jaxamg.solve(A, jnp.asarray(b_global[rs:re]), x0=guess, comm=comm,
-                                   nglobal=n, partition_info=(rs, re), **options)
-    assert_all(comm, info_warm["iterations"] < info_cold["iterations"],
-               f"{info_warm['iterations']} vs {info_cold['iterations']}")
+    warm, info_warm = jaxamg.solve(
+        A,
+        jnp.asarray(b_global[rs:re]),
+        x0=guess,
+        comm=comm,
+        nglobal=n,
+        partition_info=(rs, re),
+        **options,
+    )
+    assert_all(
+        comm,
+        info_warm["iterations"] < info_cold["iterations"],
+        f"{info_warm['iterations']} vs {info_cold['iterations']}",
+    )
     diff = global_max(comm, float(np.max(np.abs(np.asarray(warm) - reference[rs:re]))))
     assert_all(comm, diff < 1e-7, f"warm start error {diff}")
 
@@ -145,15 +165,25 @@ def test_save_stats_file_on_rank_0(comm, rng, tmp_path_factory):
     rank, size = comm.Get_rank(), comm.Get_size()
     path = comm.bcast(str(tmp_path_factory.mktemp("stats") / "stats.txt") if rank == 0 else None)
     A, rs, re = matrices.poisson_matrix_distributed(10, 10, rank, size, dtype=jnp.float64)
-    jaxamg.solve(A, jnp.ones(re - rs), comm=comm, nglobal=100, partition_info=(rs, re),
-                 config=config(True, "amg"), save_stats_file=path)
+    jaxamg.solve(
+        A,
+        jnp.ones(re - rs),
+        comm=comm,
+        nglobal=100,
+        partition_info=(rs, re),
+        config=config(True, "amg"),
+        save_stats_file=path,
+    )
     comm.Barrier()
     if rank == 0:
         with open(path, encoding="utf-8") as f:
             text = f.read()
         # Both sections, filled by the distributed engine's statistics.
-        ok = ("AMG GRID STATISTICS" in text and "SOLVER ITERATIONS" in text
-              and "(no iteration statistics)" not in text)
+        ok = (
+            "AMG GRID STATISTICS" in text
+            and "SOLVER ITERATIONS" in text
+            and "(no iteration statistics)" not in text
+        )
     else:
         ok = True
     assert_all(comm, ok, "stats file on rank 0")
@@ -172,8 +202,14 @@ def test_subcommunicator_leaves_other_ranks_free(comm, rng):
         srank, ssize = sub.Get_rank(), sub.Get_size()
         bounds = split_rows(n, ssize, rng, equal=True)
         rs, re = bounds[srank]
-        x, info = jaxamg.solve(local_block(A_global, rs, re), jnp.asarray(b_global[rs:re]),
-                               comm=sub, nglobal=n, partition_info=(rs, re), config=config(True))
+        x, info = jaxamg.solve(
+            local_block(A_global, rs, re),
+            jnp.asarray(b_global[rs:re]),
+            comm=sub,
+            nglobal=n,
+            partition_info=(rs, re),
+            config=config(True),
+        )
         error = float(np.max(np.abs(np.asarray(x) - reference[rs:re])) / np.max(np.abs(reference)))
     finally:
         sub.Free()
@@ -195,7 +231,9 @@ def test_vmap_over_right_hand_sides(comm, rng):
 
     batch = jax.vmap(one)(jnp.asarray(B[:, rs:re]))
     reference = np.stack([spla.spsolve(A_global.tocsc(), B[k]) for k in range(3)])
-    error = float(np.max(np.abs(np.asarray(batch) - reference[:, rs:re])) / np.max(np.abs(reference)))
+    error = float(
+        np.max(np.abs(np.asarray(batch) - reference[:, rs:re])) / np.max(np.abs(reference))
+    )
     assert_all(comm, error <= 1e-8, f"vmap error {error}")
 
 
@@ -206,20 +244,26 @@ def test_cache_info_lists_the_distributed_solver_and_clear_frees_it(comm, rng):
     bounds = split_rows(n, comm.Get_size(), rng, False)
     jaxamg.clear_solver_cache()
     assert_all(comm, jaxamg.get_solver_cache_info()["mpi"]["size"] == 0, "not empty after clear")
-    (x, info), (rs, re) = distributed(comm, A_global, b_global, bounds,
-                                      config=config(True, "amg"))
+    (x, info), (rs, re) = distributed(comm, A_global, b_global, bounds, config=config(True, "amg"))
     jax.block_until_ready(x)  # JAX dispatches asynchronously
     section = jaxamg.get_solver_cache_info()["mpi"]
     mine = [e for e in section["entries"] if e["n_rows_global"] == n]
     assert_all(comm, len(mine) == 1, f"entries {section['entries']}")
     entry = mine[0]
     assert_all(comm, (entry["n_rows"], entry["row_start"]) == (re - rs, rs), f"entry {entry}")
-    assert_all(comm, entry["comm_size"] == comm.Get_size() and entry["device"] == "mpi",
-               f"entry {entry}")
+    assert_all(
+        comm, entry["comm_size"] == comm.Get_size() and entry["device"] == "mpi", f"entry {entry}"
+    )
     assert_all(comm, isinstance(entry["config"], dict), f"config {entry['config']!r}")
     # JAX-AMG's keys with its types beside ours.
-    upstream = (entry["n_local"], entry["n_global"], type(entry["lrank"]),
-                type(entry["transpose_solve"]), entry["mode"], entry["block_dim"])
+    upstream = (
+        entry["n_local"],
+        entry["n_global"],
+        type(entry["lrank"]),
+        type(entry["transpose_solve"]),
+        entry["mode"],
+        entry["block_dim"],
+    )
     assert_all(comm, upstream == (re - rs, n, int, bool, str(x.dtype), 1), f"entry {entry}")
     assert_all(comm, 0 <= entry["lrank"] < jax.local_device_count(), f"entry {entry}")
     # Clearing on one rank only: the next solve still agrees and is right.

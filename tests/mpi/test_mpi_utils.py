@@ -62,7 +62,9 @@ def test_gather_vector_of_unequal_pieces(comm, rng):
 def test_gather_vector_bad_root_raises_on_every_rank(comm):
     size = comm.Get_size()
     assert_all_raise(
-        comm, ValueError, lambda: mpi_utils.gather_vector(jnp.ones(2), comm, root=size),
+        comm,
+        ValueError,
+        lambda: mpi_utils.gather_vector(jnp.ones(2), comm, root=size),
         match="root",
     )
 
@@ -71,8 +73,10 @@ def test_partition_csr_matrix_round_trip(comm, rng):
     rank, size = comm.Get_rank(), comm.Get_size()
     n = int(rng.integers(size, 80))
     A = sp.random(n, n, density=0.2, random_state=int(rng.integers(1 << 30)), format="csr")
-    for source, dtype in ((A.astype(np.float32), np.float32),
-                          (matrices.random_matrix(n, 0.2, dtype=jnp.float64), np.float64)):
+    for source, dtype in (
+        (A.astype(np.float32), np.float32),
+        (matrices.random_matrix(n, 0.2, dtype=jnp.float64), np.float64),
+    ):
         local, rs, re = mpi_utils.partition_csr_matrix(source, rank, size)
         ok = (
             local.shape == (re - rs, n)
@@ -172,12 +176,14 @@ def test_allgather_vector_errors_on_every_rank(comm):
     rank, size = comm.Get_rank(), comm.Get_size()
     rs, re, _ = mpi_utils.get_partition_info(10 * size, rank, size)
     assert_all_raise(
-        comm, ValueError,
+        comm,
+        ValueError,
         lambda: mpi_utils.make_allgather_vector(comm, (rs, re), 10 * size + 1, backend="host"),
         match="sum to",
     )
     assert_all_raise(
-        comm, ValueError,
+        comm,
+        ValueError,
         lambda: mpi_utils.make_allgather_vector(comm, (rs, re), 10 * size, backend="nccl"),
         match="unknown backend",
     )
@@ -185,7 +191,8 @@ def test_allgather_vector_errors_on_every_rank(comm):
         import mpi4jax  # noqa: F401
     except ImportError:
         assert_all_raise(
-            comm, ImportError,
+            comm,
+            ImportError,
             lambda: mpi_utils.make_allgather_vector(comm, (rs, re), 10 * size, backend="mpi4jax"),
             match="pip install mpi4jax",
         )

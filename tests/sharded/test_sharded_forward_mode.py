@@ -4,7 +4,6 @@ SciPy's direct solver on the global system; under jit the off-rank x_j of
 dA x travel by all_to_all inside shard_map. Needs the native MPI module."""
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.sparse.linalg as spla
@@ -50,12 +49,18 @@ def test_jvp_equals_the_direct_solve(comm, symmetric, unequal):
         _, eager = jax.block_until_ready(jax.jvp(solve, (A.data, b), (dA.data, db)))
         compiled = jax.jit(lambda p, t: jax.jvp(solve, p, t)[1])((A.data, b), (dA.data, db))
         compiled = jax.block_until_ready(compiled)
-        text = jax.jit(lambda p, t: jax.jvp(solve, p, t)[1]).lower(
-            (A.data, b), (dA.data, db)).as_text()
+        text = (
+            jax.jit(lambda p, t: jax.jvp(solve, p, t)[1])
+            .lower((A.data, b), (dA.data, db))
+            .as_text()
+        )
     for label, t in (("eager", eager), ("jit", compiled)):
         assert_all(comm, _close(solver.local_vector(t), dx_ref), f"{label} dx")
-        padding = np.asarray(t.addressable_shards[0].data)[re - rs:]
+        padding = np.asarray(t.addressable_shards[0].data)[re - rs :]
         assert_all(comm, not np.any(padding), f"{label}: tangent of padded slots")
     if comm.size > 1:
-        assert_all(comm, "all_to_all" in text and "jaxamg_mpi_gather_columns" not in text,
-                   "dA x under jit must exchange by all_to_all")
+        assert_all(
+            comm,
+            "all_to_all" in text and "jaxamg_mpi_gather_columns" not in text,
+            "dA x under jit must exchange by all_to_all",
+        )

@@ -8,7 +8,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jax.sharding import NamedSharding, PartitionSpec as P
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
 from mpi_testing import assert_all, assert_all_raise
 from sharded_problems import partition
 
@@ -60,35 +61,46 @@ def test_vector_uses_explicit_mesh_and_axis_name(comm):
 
 
 def test_vector_errors(comm):
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_vector(np.ones((2, 2))),
-                     match="1-D")
     assert_all_raise(
-        comm, ValueError, lambda: jaxamg.make_sharded_vector(np.ones(2), global_size=5),
+        comm, ValueError, lambda: jaxamg.make_sharded_vector(np.ones((2, 2))), match="1-D"
+    )
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_vector(np.ones(2), global_size=5),
         match="global_size=5",
     )
     assert_all_raise(
-        comm, TypeError, lambda: jaxamg.make_sharded_vector(np.ones(2), global_size=2.0),
+        comm,
+        TypeError,
+        lambda: jaxamg.make_sharded_vector(np.ones(2), global_size=2.0),
         match="global_size",
     )
     # One rank with no rows: every rank raises, naming that rank.
     local = np.ones(0 if comm.rank == comm.size - 1 else 2)
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_vector(local),
-                     match=f"rank(s) [{comm.size - 1}]")
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_vector(local),
+        match=f"rank(s) [{comm.size - 1}]",
+    )
     # A bad input on one rank only is still raised on every rank.
     bad = np.ones((2, 2)) if comm.rank == 0 else np.ones(2)
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_vector(bad),
-                     match="rank 0:")
+    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_vector(bad), match="rank 0:")
     b = jaxamg.make_sharded_vector(np.ones(2))
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_vector(b),
-                     match="already a global array")
-    assert_all_raise(comm, TypeError, lambda: jaxamg.make_sharded_vector(np.ones(2) * 1j),
-                     match="complex")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_vector(b), match="already a global array"
+    )
+    assert_all_raise(
+        comm, TypeError, lambda: jaxamg.make_sharded_vector(np.ones(2) * 1j), match="complex"
+    )
 
 
 def test_vector_rejects_different_dtypes_per_rank(comm):
     local = np.ones(2, np.float32 if comm.rank == 0 else np.float64)
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_vector(local),
-                     match="different dtypes")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_vector(local), match="different dtypes"
+    )
 
 
 def test_vector_rejects_traced_input(comm):
@@ -103,27 +115,45 @@ def test_mesh_errors(comm):
     size = comm.size
     devices = jax.devices()[:size]
     two_axes = jax.make_mesh((size, 1), ("rank", "other"), devices=devices)
-    assert_all_raise(comm, ValueError,
-                     lambda: jaxamg.make_sharded_vector(np.ones(2), mesh=two_axes),
-                     match="one-dimensional")
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_vector(np.ones(2), mesh=two_axes),
+        match="one-dimensional",
+    )
     other_name = jax.make_mesh((size,), ("x",), devices=devices)
-    assert_all_raise(comm, ValueError,
-                     lambda: jaxamg.make_sharded_vector(np.ones(2), mesh=other_name),
-                     match="'rank'")
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_vector(np.ones(2), mesh=other_name),
+        match="'rank'",
+    )
     reversed_mesh = jax.make_mesh((size,), ("rank",), devices=devices[::-1])
-    assert_all_raise(comm, ValueError,
-                     lambda: jaxamg.make_sharded_vector(np.ones(2), mesh=reversed_mesh),
-                     match="must belong to MPI rank i")
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_vector(np.ones(2), mesh=reversed_mesh),
+        match="must belong to MPI rank i",
+    )
     small = jax.make_mesh((1,), ("rank",), devices=devices[:1])
-    assert_all_raise(comm, ValueError,
-                     lambda: jaxamg.make_sharded_vector(np.ones(2), mesh=small),
-                     match="one device per rank")
-    assert_all_raise(comm, TypeError,
-                     lambda: jaxamg.make_sharded_vector(np.ones(2), mesh="rank"),
-                     match="jax.sharding.Mesh")
-    assert_all_raise(comm, TypeError,
-                     lambda: jaxamg.make_sharded_vector(np.ones(2), comm="world"),
-                     match="mpi4py communicator")
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_vector(np.ones(2), mesh=small),
+        match="one device per rank",
+    )
+    assert_all_raise(
+        comm,
+        TypeError,
+        lambda: jaxamg.make_sharded_vector(np.ones(2), mesh="rank"),
+        match="jax.sharding.Mesh",
+    )
+    assert_all_raise(
+        comm,
+        TypeError,
+        lambda: jaxamg.make_sharded_vector(np.ones(2), comm="world"),
+        match="mpi4py communicator",
+    )
 
 
 def test_subcommunicator_is_rejected(comm):
@@ -147,14 +177,23 @@ def test_runtime_problem_messages(comm, monkeypatch):
     monkeypatch.setattr(jax, "process_count", lambda: 1)
     monkeypatch.setattr(jax.distributed, "is_initialized", lambda: False)
     problem = _sharded_runtime._local_problem(comm, "where")
-    assert_all(comm, isinstance(problem, RuntimeError)
-               and "jax.distributed.initialize() was not called" in str(problem), str(problem))
+    assert_all(
+        comm,
+        isinstance(problem, RuntimeError)
+        and "jax.distributed.initialize() was not called" in str(problem),
+        str(problem),
+    )
     monkeypatch.undo()
     monkeypatch.setattr(jax, "process_index", lambda: comm.size - 1 - comm.rank)
     problem = _sharded_runtime._local_problem(comm, "where")
     swapped = comm.size - 1 - comm.rank != comm.rank
-    assert_all(comm, (isinstance(problem, ValueError) and "process index" in str(problem))
-               if swapped else problem is None, str(problem))
+    assert_all(
+        comm,
+        (isinstance(problem, ValueError) and "process index" in str(problem))
+        if swapped
+        else problem is None,
+        str(problem),
+    )
     monkeypatch.undo()
     # Several local devices are fine: the mesh picks one per process.
     device = jax.local_devices()[0]
@@ -168,8 +207,11 @@ def test_runtime_problem_messages(comm, monkeypatch):
         config=types.SimpleNamespace(jax_cpu_collectives_implementation=None),
     )
     message = _xla_setup.cpu_collectives_problem(without_collectives, "where")
-    assert_all(comm, message is not None and "JAX_CPU_COLLECTIVES_IMPLEMENTATION=gloo" in message,
-               str(message))
+    assert_all(
+        comm,
+        message is not None and "JAX_CPU_COLLECTIVES_IMPLEMENTATION=gloo" in message,
+        str(message),
+    )
     assert_all(comm, _sharded_runtime._local_problem(comm, "where") is None, "healthy job")
 
 
@@ -177,7 +219,13 @@ def test_import_disabled_shard_autotuning(comm):
     # conftest imports jaxamg before JAX starts a backend.
     import os
 
-    assert_all(comm, _xla_setup.autotuning_state() in ("applied", "user-disabled"),
-               _xla_setup.autotuning_state())
-    assert_all(comm, "--xla_gpu_shard_autotuning=false" in os.environ.get("XLA_FLAGS", ""),
-               os.environ.get("XLA_FLAGS", ""))
+    assert_all(
+        comm,
+        _xla_setup.autotuning_state() in ("applied", "user-disabled"),
+        _xla_setup.autotuning_state(),
+    )
+    assert_all(
+        comm,
+        "--xla_gpu_shard_autotuning=false" in os.environ.get("XLA_FLAGS", ""),
+        os.environ.get("XLA_FLAGS", ""),
+    )

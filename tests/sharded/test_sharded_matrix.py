@@ -52,8 +52,9 @@ def test_packed_values_are_local_values_with_padding(comm, unequal, form):
     assert_all(comm, np.array_equal(shard, expected), "packed shard")
     counts = list(np.diff(starts))
     assert_all(comm, list(A.row_counts) == counts, f"{A.row_counts} vs {counts}")
-    assert_all(comm, A.partition_info == (starts[comm.rank], starts[comm.rank + 1]),
-               str(A.partition_info))
+    assert_all(
+        comm, A.partition_info == (starts[comm.rank], starts[comm.rank + 1]), str(A.partition_info)
+    )
     assert_all(comm, A.max_local_size == max(counts) and A.global_size == M.shape[0], repr(A))
     assert_all(comm, A.local_nnz == A_local.nnz and A.max_local_nnz == max_nnz, repr(A))
     assert_all(comm, A.shape == M.shape and A.local_shape == A_local.shape, repr(A))
@@ -73,20 +74,23 @@ def test_local_matrix_of_a_packed_array(comm):
     ok = ok and np.array_equal(np.asarray(local.indices), A_local.indices)
     assert_all(comm, ok, "local_matrix(2 * A.data)")
     with jax.set_mesh(A.mesh):
-        assert_all(comm, np.array_equal(np.asarray(A.local_matrix().data), A_local.data),
-                   "local_matrix under jax.set_mesh")
+        assert_all(
+            comm,
+            np.array_equal(np.asarray(A.local_matrix().data), A_local.data),
+            "local_matrix under jax.set_mesh",
+        )
 
 
 def test_local_matrix_errors(comm):
     _, _, A_local, b = _system(comm, unequal=False)
     A = jaxamg.make_sharded_matrix(A_local, b)
     assert_all_raise(comm, ValueError, lambda: A.local_matrix(b), match="has shape")
-    assert_all_raise(comm, ValueError, lambda: A.local_matrix(A.data.astype(jnp.float32)),
-                     match="dtype")
+    assert_all_raise(
+        comm, ValueError, lambda: A.local_matrix(A.data.astype(jnp.float32)), match="dtype"
+    )
     local_copy = jnp.zeros(A.data.shape, A.data.dtype)
     assert_all_raise_local(comm, ValueError, lambda: A.local_matrix(local_copy), match="sharded as")
-    assert_all_raise(comm, ValueError, lambda: jax.jit(A.local_matrix)(A.data),
-                     match="eagerly")
+    assert_all_raise(comm, ValueError, lambda: jax.jit(A.local_matrix)(A.data), match="eagerly")
 
 
 def test_operator_with_cached_coloring(comm):
@@ -110,8 +114,12 @@ def test_operator_without_coloring_is_rejected(comm):
     _, _, n_local = get_partition_info(N, comm.rank, comm.size)
     op, _, _ = partition_operator(poisson_operator(), N, comm.rank, comm.size)
     b = jaxamg.make_sharded_vector(np.ones(n_local), global_size=N)
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_matrix(op, b),
-                     match="with_cache(op, coloring=")
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_matrix(op, b),
+        match="with_cache(op, coloring=",
+    )
 
 
 def test_null_spaces_and_symmetry_are_kept(comm):
@@ -127,35 +135,56 @@ def test_null_spaces_and_symmetry_are_kept(comm):
 
 def test_matrix_errors(comm):
     M, starts, A_local, b = _system(comm, unequal=True)
-    assert_all_raise(comm, TypeError, lambda: jaxamg.make_sharded_matrix(A_local, np.ones(3)),
-                     match="concrete global jax.Array")
+    assert_all_raise(
+        comm,
+        TypeError,
+        lambda: jaxamg.make_sharded_matrix(A_local, np.ones(3)),
+        match="concrete global jax.Array",
+    )
     local_b = jnp.ones(b.shape)
-    assert_all_raise_local(comm, ValueError,
-                           lambda: jaxamg.make_sharded_matrix(A_local, local_b),
-                           match="NamedSharding")
+    assert_all_raise_local(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_matrix(A_local, local_b),
+        match="NamedSharding",
+    )
     # The rows of the ranks must cover the square matrix exactly.
     short = A_local[:-1] if comm.rank == 0 else A_local
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_matrix(short, b),
-                     match="row counts")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_matrix(short, b), match="row counts"
+    )
     # A vector of another partition.
     other = jaxamg.make_sharded_vector(np.ones(3))
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_matrix(A_local, other),
-                     match="row counts")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_matrix(A_local, other), match="row counts"
+    )
     wrong_cols = sp.csr_matrix(A_local.toarray()[:, :-1]) if comm.rank == 0 else A_local
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_matrix(wrong_cols, b),
-                     match="different column counts")
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_matrix(wrong_cols, b),
+        match="different column counts",
+    )
     f32 = A_local.astype(np.float32) if comm.rank == 0 else A_local
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_matrix(f32, b),
-                     match="different dtypes")
-    assert_all_raise(comm, TypeError,
-                     lambda: jaxamg.make_sharded_matrix(A_local.astype(np.complex128), b),
-                     match="complex")
-    assert_all_raise(comm, ValueError,
-                     lambda: jaxamg.make_sharded_matrix(A_local, b, axis_name="x"),
-                     match="one-dimensional")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_matrix(f32, b), match="different dtypes"
+    )
+    assert_all_raise(
+        comm,
+        TypeError,
+        lambda: jaxamg.make_sharded_matrix(A_local.astype(np.complex128), b),
+        match="complex",
+    )
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_matrix(A_local, b, axis_name="x"),
+        match="one-dimensional",
+    )
     stacked = jnp.stack([b, b])
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_matrix(A_local, stacked),
-                     match="1-D vector")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_matrix(A_local, stacked), match="1-D vector"
+    )
 
 
 def test_matrix_with_empty_rank_is_rejected(comm):
@@ -164,5 +193,6 @@ def test_matrix_with_empty_rank_is_rejected(comm):
     M = random_system(n, seed=0, nonsymmetric=False)
     A_local = local_block(M, starts, comm.rank)
     b = jaxamg.make_sharded_vector(np.ones(3))
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_matrix(A_local, b),
-                     match="at least one row")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_matrix(A_local, b), match="at least one row"
+    )

@@ -24,6 +24,7 @@ RTOL = 1e-8
 
 def neumann_poisson(shape):
     """Pure-Neumann Laplacian on a grid: null(A) = null(A^T) = constants."""
+
     def neumann_1d(m):
         T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m)).tolil()
         T[0, 0] = T[m - 1, m - 1] = 1.0
@@ -52,8 +53,11 @@ def setup(comm, shape, unequal, seed):
     rng = np.random.default_rng(seed)
     b_global = rng.standard_normal(n)  # inconsistent: it has a constant part
     b = jaxamg.make_sharded_vector(b_global[rs:re], global_size=n)
-    local = jaxamg.with_cache(jsparse.BCSR.from_scipy_sparse(local_block(M, starts, comm.rank)),
-                              nullspace="constant", is_symmetric=True)
+    local = jaxamg.with_cache(
+        jsparse.BCSR.from_scipy_sparse(local_block(M, starts, comm.rank)),
+        nullspace="constant",
+        is_symmetric=True,
+    )
     A = jaxamg.make_sharded_matrix(local, b)
     solver = jaxamg.make_sharded_solver(A, b, config=config(True, "amg"))
     return M, b_global, (rs, re), A, b, solver
@@ -70,11 +74,18 @@ def test_solution_equals_pinv_and_serial(comm, shape, unequal):
     pinv = np.linalg.pinv(M.toarray(), rtol=1e-10)
     x, info = solver(b)
     x_global = gather(comm, solver.local_vector(x))
-    assert_all(comm, relative(x_global, pinv @ b_global) <= RTOL,
-               f"x vs pinv: {relative(x_global, pinv @ b_global):.2e}")
-    x_serial, info_serial = jaxamg.solve(jsparse.BCSR.from_scipy_sparse(M),
-                                         jnp.asarray(b_global), config=config(True, "amg"),
-                                         nullspace="constant", transpose_nullspace="constant")
+    assert_all(
+        comm,
+        relative(x_global, pinv @ b_global) <= RTOL,
+        f"x vs pinv: {relative(x_global, pinv @ b_global):.2e}",
+    )
+    x_serial, info_serial = jaxamg.solve(
+        jsparse.BCSR.from_scipy_sparse(M),
+        jnp.asarray(b_global),
+        config=config(True, "amg"),
+        nullspace="constant",
+        transpose_nullspace="constant",
+    )
     assert_all(comm, relative(x_global, x_serial) <= RTOL, "x vs serial")
     assert_all(comm, abs(x_global.sum()) <= 1e-10 * np.linalg.norm(x_global), "1^T x")
     inconsistency = info["rhs_inconsistency"]
@@ -100,8 +111,9 @@ def test_solution_equals_pinv_and_serial(comm, shape, unequal):
     finally:
         ns.validate_basis = original
     assert_all(comm, not calls, "a basis was validated during tracing")
-    assert_all(comm, relative(solver.local_vector(x_jit), solver.local_vector(x)) <= 1e-12,
-               "jit != eager")
+    assert_all(
+        comm, relative(solver.local_vector(x_jit), solver.local_vector(x)) <= 1e-12, "jit != eager"
+    )
     jit_values = np.asarray(info_jit["rhs_inconsistency"].addressable_shards[0].data)
     assert_all(comm, abs(jit_values[0] - values[0]) <= 1e-14, "jit inconsistency")
 
@@ -127,14 +139,18 @@ def test_gradients_equal_pinv(comm, unequal):
     dA = sp.csr_matrix(dA + 0 * M)
     dA.sort_indices()
     expected = -lam @ (dA @ x_ref)
-    local_dA = dA.data[M.indptr[rs]:M.indptr[re]]
+    local_dA = dA.data[M.indptr[rs] : M.indptr[re]]
     with jax.set_mesh(A.mesh):
         eager = jax.grad(loss, argnums=(0, 1))(A.data, b, w)
         compiled = jax.jit(jax.grad(loss, argnums=(0, 1)))(A.data, b, w)
     for label, (g_data, g_b) in (("eager", eager), ("jit", compiled)):
         g_b_global = gather(comm, solver.local_vector(g_b))
         assert_all(comm, relative(g_b_global, lam) <= RTOL, f"{label} dL/db")
-        value = sum(comm.allgather(float(np.dot(np.asarray(A.local_matrix(g_data).data),
-                                                local_dA))))
-        assert_all(comm, abs(value - expected) <= 10 * RTOL * abs(expected),
-                   f"{label} <dA, dL/dA> {value} vs {expected}")
+        value = sum(
+            comm.allgather(float(np.dot(np.asarray(A.local_matrix(g_data).data), local_dA)))
+        )
+        assert_all(
+            comm,
+            abs(value - expected) <= 10 * RTOL * abs(expected),
+            f"{label} <dA, dL/dA> {value} vs {expected}",
+        )

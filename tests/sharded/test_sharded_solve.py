@@ -43,8 +43,9 @@ def _setup(comm, symmetric=True, unequal=False, n=60, block_dim=1, seed=0):
     b_global = rng.standard_normal(n)
     b = jaxamg.make_sharded_vector(b_global[rs:re], global_size=n)
     A = jaxamg.make_sharded_matrix(local_block(M, starts, comm.rank), b)
-    solver = jaxamg.make_sharded_solver(A, b, config=config(symmetric), block_dim=block_dim,
-                                        is_symmetric=symmetric)
+    solver = jaxamg.make_sharded_solver(
+        A, b, config=config(symmetric), block_dim=block_dim, is_symmetric=symmetric
+    )
     return M, b_global, (rs, re), A, b, solver
 
 
@@ -59,13 +60,18 @@ def test_solution_equals_serial_and_jit_equals_eager(comm, symmetric, unequal):
     assert_all(comm, _close(shard[: re - rs], x_ref[rs:re]), "x differs from spsolve")
     assert_all(comm, not np.any(shard[re - rs :]), "padding of x is not zero")
     assert_all(comm, _close(solver.local_vector(x), x_ref[rs:re]), "local_vector")
-    for key, dtype in (("iterations", jnp.int32), ("status", jnp.int32),
-                       ("residual", jnp.float64)):
-        assert_all(comm, info[key].shape == (comm.size,) and info[key].dtype == dtype,
-                   f"{key}: {info[key].shape} {info[key].dtype}")
+    for key, dtype in (("iterations", jnp.int32), ("status", jnp.int32), ("residual", jnp.float64)):
+        assert_all(
+            comm,
+            info[key].shape == (comm.size,) and info[key].dtype == dtype,
+            f"{key}: {info[key].shape} {info[key].dtype}",
+        )
     assert_all(comm, info["residual_history"].shape[0] == comm.size, "history rows")
-    assert_all(comm, all(isinstance(v, jax.Array) for v in info.values()),
-               f"info types {[type(v) for v in info.values()]}")
+    assert_all(
+        comm,
+        all(isinstance(v, jax.Array) for v in info.values()),
+        f"info types {[type(v) for v in info.values()]}",
+    )
     status = int(np.asarray(info["status"].addressable_shards[0].data)[0])
     assert_all(comm, status == int(jaxamg.AMGXStatus.SUCCESS), f"status {status}")
     with jax.set_mesh(A.mesh):
@@ -124,8 +130,9 @@ def test_gradients_equal_serial(comm, symmetric, unequal):
 
 @pytest.mark.parametrize("symmetric", [True, False])
 def test_block_system(comm, symmetric):
-    M, b_global, (rs, re), A, b, solver = _setup(comm, symmetric, unequal=True, n=48,
-                                                 block_dim=2, seed=2)
+    M, b_global, (rs, re), A, b, solver = _setup(
+        comm, symmetric, unequal=True, n=48, block_dim=2, seed=2
+    )
     x, _ = solver(b)
     x_ref = spla.spsolve(M.tocsc(), b_global)
     assert_all(comm, _close(solver.local_vector(x), x_ref[rs:re]), "block x")
@@ -183,35 +190,50 @@ def test_local_matrix_as_A(comm):
     assert_all_raise(comm, ValueError, lambda: solver(b, A=block[:-1]), match="local shape")
 
     def traced(d, rhs):
-        M_t = jsparse.BCSR((d, jnp.asarray(block.indices), jnp.asarray(block.indptr)),
-                           shape=block.shape)
+        M_t = jsparse.BCSR(
+            (d, jnp.asarray(block.indices), jnp.asarray(block.indptr)), shape=block.shape
+        )
         return solver(rhs, A=M_t)[0]
 
     with jax.set_mesh(A.mesh):
-        assert_all_raise(comm, ValueError,
-                         lambda: jax.jit(traced)(jnp.asarray(block.data), b),
-                         match="traced values")
+        assert_all_raise(
+            comm,
+            ValueError,
+            lambda: jax.jit(traced)(jnp.asarray(block.data), b),
+            match="traced values",
+        )
 
 
 def test_call_errors(comm):
     M, b_global, (rs, re), A, b, solver = _setup(comm, True, seed=6)
     with jax.set_mesh(A.mesh):
-        assert_all_raise(comm, ValueError, lambda: jax.jit(lambda r: solver(r)[0])(b),
-                         match="A must be passed explicitly")
-        assert_all_raise(comm, ValueError,
-                         lambda: jax.grad(lambda r: jnp.sum(solver(r)[0]))(b),
-                         match="A must be passed explicitly")
         assert_all_raise(
-            comm, ValueError,
+            comm,
+            ValueError,
+            lambda: jax.jit(lambda r: solver(r)[0])(b),
+            match="A must be passed explicitly",
+        )
+        assert_all_raise(
+            comm,
+            ValueError,
+            lambda: jax.grad(lambda r: jnp.sum(solver(r)[0]))(b),
+            match="A must be passed explicitly",
+        )
+        assert_all_raise(
+            comm,
+            ValueError,
             lambda: jax.jit(lambda d, r: solver(r, A=d, save_stats_file="s.txt")[0])(A.data, b),
             match="direct solver call",
         )
     assert_all_raise(comm, ValueError, lambda: solver(b.astype(jnp.float32)), match="dtype")
     assert_all_raise(comm, ValueError, lambda: solver(jnp.stack((b, b))), match="jax.vmap")
-    assert_all_raise(comm, ValueError, lambda: solver(b, A=jaxamg.make_sharded_vector(np.ones(3))),
-                     match="has shape")
-    assert_all_raise(comm, ValueError, lambda: solver(b, A=A.data, A_data=A.data),
-                     match="once")
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: solver(b, A=jaxamg.make_sharded_vector(np.ones(3))),
+        match="has shape",
+    )
+    assert_all_raise(comm, ValueError, lambda: solver(b, A=A.data, A_data=A.data), match="once")
 
 
 def test_save_stats_file(comm, tmp_path_factory):
@@ -243,8 +265,9 @@ def _poisson_setup(comm, n):
     def local_operator(skew):
         return partition_operator(poisson_operator(skew), N, comm.rank, comm.size)[0]
 
-    b = jaxamg.make_sharded_vector(np.random.default_rng(0).standard_normal(N)[rs:re],
-                                   global_size=N)
+    b = jaxamg.make_sharded_vector(
+        np.random.default_rng(0).standard_normal(N)[rs:re], global_size=N
+    )
     coloring = jaxamg.cache_coloring(local_operator(0.0), shape=(n_local, N))
     A = jaxamg.make_sharded_matrix(jaxamg.with_cache(local_operator(0.0), coloring=coloring), b)
     return N, (rs, re), local_operator, A, b
@@ -278,8 +301,11 @@ def test_operator_parameter_gradient_is_global(comm):
     ok = abs(float(value) - serial_loss(skew)) <= 1e-8 * abs(serial_loss(skew))
     assert_all(comm, ok, f"loss {float(value)} vs {serial_loss(skew)}")
     assert_all(comm, abs(float(grad) - fd) <= 1e-5 * abs(fd), f"eager grad {float(grad)} vs {fd}")
-    assert_all(comm, abs(float(grad_jit) - float(grad)) <= 1e-10 * abs(fd),
-               f"jit grad {float(grad_jit)} vs eager {float(grad)}")
+    assert_all(
+        comm,
+        abs(float(grad_jit) - float(grad)) <= 1e-10 * abs(fd),
+        f"jit grad {float(grad_jit)} vs eager {float(grad)}",
+    )
     assert_all(comm, abs(float(value_jit) - float(value)) <= 1e-12, "jit loss")
 
 
@@ -298,5 +324,6 @@ def test_sharded_closed_over_value_is_rejected_under_jit(comm):
         return jnp.sum(solver(rhs, A=scaled)[0])
 
     with jax.set_mesh(A.mesh):
-        assert_all_raise(comm, ValueError, lambda: jax.jit(jax.grad(loss))(b, b),
-                         match="identical on every rank")
+        assert_all_raise(
+            comm, ValueError, lambda: jax.jit(jax.grad(loss))(b, b), match="identical on every rank"
+        )

@@ -25,33 +25,45 @@ def system(comm):
 
 def test_matrix_must_be_sharded(comm, system):
     _, b, A_local = system
-    assert_all_raise(comm, TypeError, lambda: jaxamg.make_sharded_solver(A_local, b),
-                     match="make_sharded_matrix")
+    assert_all_raise(
+        comm, TypeError, lambda: jaxamg.make_sharded_solver(A_local, b), match="make_sharded_matrix"
+    )
 
 
 def test_comm_and_mesh_must_be_the_matrix_ones(comm, system):
     A, b, _ = system
     dup = comm.Dup()
     try:
-        assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b, comm=dup),
-                         match="not the communicator of the matrix")
+        assert_all_raise(
+            comm,
+            ValueError,
+            lambda: jaxamg.make_sharded_solver(A, b, comm=dup),
+            match="not the communicator of the matrix",
+        )
     finally:
         dup.Free()
     other = jax.make_mesh((comm.size,), ("rows",), devices=jax.devices()[: comm.size])
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b, mesh=other),
-                     match="not the mesh of the matrix")
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_solver(A, b, mesh=other),
+        match="not the mesh of the matrix",
+    )
 
 
 def test_vector_layout_and_dtype(comm, system):
     A, b, _ = system
     other = jaxamg.make_sharded_vector(np.ones(2))
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_solver(A, other),
-                     match="row layout")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_solver(A, other), match="row layout"
+    )
     b32 = jaxamg.make_sharded_vector(np.ones(A.local_size, np.float32))
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b32),
-                     match="dtype float32")
-    assert_all_raise(comm, TypeError, lambda: jaxamg.make_sharded_solver(A, np.ones(3)),
-                     match="global jax.Array")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b32), match="dtype float32"
+    )
+    assert_all_raise(
+        comm, TypeError, lambda: jaxamg.make_sharded_solver(A, np.ones(3)), match="global jax.Array"
+    )
 
 
 def test_block_dim(comm):
@@ -61,24 +73,32 @@ def test_block_dim(comm):
     A_local = local_block(M, starts, comm.rank)
     b = jaxamg.make_sharded_vector(np.ones(A_local.shape[0]), global_size=n)
     A = jaxamg.make_sharded_matrix(A_local, b)
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b, block_dim=0),
-                     match="block_dim")
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b, block_dim=True),
-                     match="block_dim")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b, block_dim=0), match="block_dim"
+    )
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.make_sharded_solver(A, b, block_dim=True),
+        match="block_dim",
+    )
     counts = np.diff(starts)
     bad = next(k for k in (3, 4, 5, 7) if any(c % k for c in counts) or n % k)
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b, block_dim=bad),
-                     match="divisible")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b, block_dim=bad), match="divisible"
+    )
 
 
 def test_wrong_shaped_null_space_on_one_rank_raises_everywhere(comm, system):
     _, b, A_local = system
     rows = A_local.shape[0] + (1 if comm.rank == comm.size - 1 else 0)
-    M = jaxamg.with_cache(jsparse.BCSR.from_scipy_sparse(A_local), nullspace=np.ones(rows),
-                          is_symmetric=True)
+    M = jaxamg.with_cache(
+        jsparse.BCSR.from_scipy_sparse(A_local), nullspace=np.ones(rows), is_symmetric=True
+    )
     A = jaxamg.make_sharded_matrix(M, b)
-    assert_all_raise(comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b),
-                     match="`nullspace` must be")
+    assert_all_raise(
+        comm, ValueError, lambda: jaxamg.make_sharded_solver(A, b), match="`nullspace` must be"
+    )
 
 
 def test_warns_when_shard_autotuning_was_not_disabled(comm, system, monkeypatch):

@@ -209,9 +209,7 @@ def _check_values(tree: Any, path: str) -> None:
             "pass a Python str, int, float, bool or dict (e.g. int(value) for a NumPy integer)."
         )
     if isinstance(tree, float) and not math.isfinite(tree):
-        raise ConfigError(
-            f"config parameter `{path}` is {tree!r}; pass a finite number."
-        )
+        raise ConfigError(f"config parameter `{path}` is {tree!r}; pass a finite number.")
 
 
 def validate_config(cfg: dict, *, mpi: bool = False, block_dim: int = 1) -> None:
@@ -257,8 +255,9 @@ def validate_config(cfg: dict, *, mpi: bool = False, block_dim: int = 1) -> None
                     "than one row; set dense_lu_num_rows and min_coarse_rows (e.g. 64)."
                 )
     if mpi and block_dim > 1 and outer.get("solver") == "DENSE_LU_SOLVER":
-        raise ConfigError("DENSE_LU_SOLVER as the outer solver is not supported for distributed "
-                          "block systems.")
+        raise ConfigError(
+            "DENSE_LU_SOLVER as the outer solver is not supported for distributed block systems."
+        )
 
 
 def _names(solver: Any, name: str) -> bool:
@@ -289,5 +288,6 @@ def uses_dense_lu_coarse_solver(config_str: str) -> bool:
         outer = json.loads(config_str)["solver"]
     except (ValueError, KeyError, TypeError):
         return False
-    return any(_names_dense_lu(amg.get("coarse_solver", "DENSE_LU_SOLVER"))
-               for amg in _amg_scopes(outer))
+    return any(
+        _names_dense_lu(amg.get("coarse_solver", "DENSE_LU_SOLVER")) for amg in _amg_scopes(outer)
+    )

@@ -17,7 +17,7 @@ _lock = threading.Lock()
 _registered = False
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def native():
     """The compiled module; raises ImportError with guidance if missing."""
     configure_openmp()
@@ -53,7 +53,7 @@ def ensure_registered() -> None:
         _registered = True
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cuda_native():
     """``jaxamg._cuda`` when this build has it and JAX has a GPU backend, else None."""
     import jax
@@ -121,7 +121,7 @@ def solve_call(
 _mpi_registered = False
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mpi_native():
     """The MPI module; raises RuntimeError if this build has none."""
     configure_openmp()

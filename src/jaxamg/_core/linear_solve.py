@@ -94,8 +94,13 @@ def report_adjoint_failure(x, stats):
     failed = jnp.any(stats[..., 2] != AMGXStatus.SUCCESS)
     return jax.lax.cond(
         failed,
-        lambda: jax.pure_callback(_reported_adjoint, jax.ShapeDtypeStruct(x.shape, x.dtype),
-                                  x, stats, vmap_method="sequential"),
+        lambda: jax.pure_callback(
+            _reported_adjoint,
+            jax.ShapeDtypeStruct(x.shape, x.dtype),
+            x,
+            stats,
+            vmap_method="sequential",
+        ),
         lambda: x,
     )
 
@@ -108,8 +113,17 @@ def pattern_product(values, x_at_columns, rows, n: int):
     return jax.ops.segment_sum(values * x_at_columns, rows, num_segments=n)
 
 
-def native_linear_solve(matvec, call, b, guess, use_guess: bool, symmetric: bool, *,
-                        order=None, symmetric_matvec: bool = False):
+def native_linear_solve(
+    matvec,
+    call,
+    b,
+    guess,
+    use_guess: bool,
+    symmetric: bool,
+    *,
+    order=None,
+    symmetric_matvec: bool = False,
+):
     """``jax.lax.custom_linear_solve`` whose solve and transpose_solve are
     native calls: returns (x, stats).
 
@@ -142,8 +156,9 @@ def native_linear_solve(matvec, call, b, guess, use_guess: bool, symmetric: bool
         x, stats = call(rhs, start(rhs), not symmetric, False)
         return report_adjoint_failure(x, stats), stats
 
-    return jax.lax.custom_linear_solve(matvec, b, forward, adjoint,
-                                       symmetric=symmetric_matvec, has_aux=True)
+    return jax.lax.custom_linear_solve(
+        matvec, b, forward, adjoint, symmetric=symmetric_matvec, has_aux=True
+    )
 
 
 @functools.partial(jax_jit_lazy, static_argnames=("st",))

@@ -44,7 +44,7 @@ def is_concrete(*arrays: Any) -> bool:
     return not any(_is_tracer(a) for a in arrays)
 
 
-_fingerprints: "weakref.WeakKeyDictionary[Any, tuple[int, int]]" = weakref.WeakKeyDictionary()
+_fingerprints: weakref.WeakKeyDictionary[Any, tuple[int, int]] = weakref.WeakKeyDictionary()
 
 
 def structure_fingerprint(indptr: Any, indices: Any) -> tuple[int, int]:
@@ -134,8 +134,9 @@ def _hash_lanes_impl(indptr: Any, indices: Any) -> Any:
         v = jax.lax.bitcast_convert_type(v.astype(jnp.int32), jnp.uint32)
         pos = jnp.arange(v.shape[0], dtype=jnp.uint32) * jnp.uint32(0x9E3779B1)
         return [
-            jnp.sum(_mix32(v ^ _mix32(pos + jnp.uint32((seed ^ salt) & 0xFFFFFFFF))),
-                    dtype=jnp.uint32)
+            jnp.sum(
+                _mix32(v ^ _mix32(pos + jnp.uint32((seed ^ salt) & 0xFFFFFFFF))), dtype=jnp.uint32
+            )
             for seed in (0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344)
         ]
 
@@ -175,7 +176,8 @@ def on_accelerator(*arrays: Any) -> bool:
     import jax
 
     return all(
-        isinstance(a, jax.Array) and not _is_tracer(a)
+        isinstance(a, jax.Array)
+        and not _is_tracer(a)
         and all(d.platform != "cpu" for d in a.devices())
         for a in arrays
     )
@@ -195,8 +197,10 @@ def as_csr(A: Any, where: str = "jaxamg.solve") -> CsrInput:
         if A.n_dense > 0 or A.ndim != 2:
             raise ValueError(f"`{where}`: `A` must be a 2-D BCSR matrix without dense dimensions.")
         indptr, indices = A.indptr, A.indices
-        if is_concrete(indptr, indices) and on_accelerator(indices) and (
-            indptr.dtype == np.int32 and indices.dtype == np.int32
+        if (
+            is_concrete(indptr, indices)
+            and on_accelerator(indices)
+            and (indptr.dtype == np.int32 and indices.dtype == np.int32)
         ):
             # On a GPU the arrays stay where they are: a host copy and a new
             # fingerprint per call would cost more than the solve (the

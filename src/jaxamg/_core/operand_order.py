@@ -40,4 +40,5 @@ def after(value: Any, token: Any, *, per_row: bool = False) -> Any:
     else:
         total = sum(jnp.sum(t) for t in jax.tree_util.tree_leaves(token))
     return jax.tree_util.tree_map(
-        lambda v: v + jnp.zeros((), v.dtype) * total.astype(v.dtype), value)
+        lambda v: v + jnp.zeros((), v.dtype) * total.astype(v.dtype), value
+    )

@@ -78,9 +78,7 @@ def check_writable(path: Any, where: str) -> str:
         problem = "is a directory"
     elif not os.path.isdir(folder):
         problem = f"is in the directory {folder!r}, which does not exist"
-    elif not os.access(folder, os.W_OK) or (
-        os.path.exists(text) and not os.access(text, os.W_OK)
-    ):
+    elif not os.access(folder, os.W_OK) or (os.path.exists(text) and not os.access(text, os.W_OK)):
         problem = "is not writable"
     else:
         return text

@@ -15,9 +15,8 @@ from .matrix import CsrInput, compiled_for, on_accelerator
 @functools.lru_cache(maxsize=32)
 def _device_structure(fingerprint: tuple[int, int], indptr_bytes: bytes, indices_bytes: bytes):
     """Device copies of a concrete structure, made once per structure."""
-    import jax.numpy as jnp
-
     import jax
+    import jax.numpy as jnp
 
     indptr = np.frombuffer(indptr_bytes, dtype=np.int32)
     indices = np.frombuffer(indices_bytes, dtype=np.int32)
@@ -32,8 +31,9 @@ def _rows_of(indptr: Any, indices: Any):
     import jax.numpy as jnp
 
     n = indptr.shape[0] - 1
-    return jnp.repeat(jnp.arange(n, dtype=jnp.int32), jnp.diff(indptr),
-                      total_repeat_length=indices.shape[0])
+    return jnp.repeat(
+        jnp.arange(n, dtype=jnp.int32), jnp.diff(indptr), total_repeat_length=indices.shape[0]
+    )
 
 
 def _rows_on_device(indptr: Any, indices: Any):
@@ -49,8 +49,11 @@ def structure_arrays(csr: CsrInput, fingerprint: tuple[int, int]):
         resident = on_accelerator(csr.indptr, csr.indices)
         # Arrays already on a GPU are committed to it: memoised per device.
         # The host-made copies are uncommitted and follow the values anywhere.
-        key = (fingerprint, tuple(sorted(str(d) for d in csr.indices.devices()))) \
-            if resident else fingerprint
+        key = (
+            (fingerprint, tuple(sorted(str(d) for d in csr.indices.devices())))
+            if resident
+            else fingerprint
+        )
         cached = _structure_memo.get(key)
         if cached is None:
             if resident:

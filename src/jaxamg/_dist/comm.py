@@ -9,7 +9,8 @@ reach.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 # Exception types a failing rank's error is re-raised as on every rank; any
 # other exception type arrives as RuntimeError.
@@ -97,4 +98,3 @@ def raise_first_error(comm: Any, errors: list) -> None:
             if exc_type is ValueError:
                 exc_type = DistributedInputError
             raise exc_type(f"rank {rank}: {message}{suffix}")
-

@@ -33,7 +33,7 @@ from typing import Any
 from .. import nullspace as ns
 from .._core.operand_order import after
 from ..config import uses_dense_lu_coarse_solver
-from ..nullspace import as_nullspace_basis, declared_specs, project_out, relative_norm
+from ..nullspace import as_nullspace_basis, declared_specs, project_out, relative_norm  # noqa: F401 (declared_specs: re-exported, _dist/validate.py imports it from here)
 from .reduce import host_max, host_sum, tree_sum
 
 NAMES = ("nullspace", "transpose_nullspace")
@@ -49,8 +49,16 @@ def local_bases(specs: dict, n_local: int, nglobal: int, dtype: Any) -> dict:
     return columns
 
 
-def global_bases(comm: Any, specs: dict, n_local: int, nglobal: int, dtype: Any,
-                 symmetric: bool, config_text: str, stacklevel: int = 4):
+def global_bases(
+    comm: Any,
+    specs: dict,
+    n_local: int,
+    nglobal: int,
+    dtype: Any,
+    symmetric: bool,
+    config_text: str,
+    stacklevel: int = 4,
+):
     """Phase 2 (collective, every rank): the bases as ``(n_local, k)`` arrays
     (or None), rescaled and validated globally; warns as the single-process
     solve does about a missing basis and a dense-LU coarse solver."""
@@ -62,8 +70,10 @@ def global_bases(comm: Any, specs: dict, n_local: int, nglobal: int, dtype: Any,
         ns.validate_basis(basis, name, reduce=host_sum(comm))
         bases[name] = basis
     if not symmetric:
-        for given, missing in (("nullspace", "transpose_nullspace"),
-                               ("transpose_nullspace", "nullspace")):
+        for given, missing in (
+            ("nullspace", "transpose_nullspace"),
+            ("transpose_nullspace", "nullspace"),
+        ):
             if bases[given] is not None and bases[missing] is None:
                 ns.warn_missing_basis(given, stacklevel=stacklevel)
     if uses_dense_lu_coarse_solver(config_text):

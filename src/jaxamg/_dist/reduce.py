@@ -21,7 +21,8 @@ is one collective; callers order consecutive ones by data dependence (see
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +83,7 @@ def tree_sum(comm: int) -> Callable[[Any], Any]:
         out, offset = [], 0
         for p in parts:
             size = int(np.prod(p.shape, dtype=np.int64))
-            out.append(total[offset:offset + size].reshape(p.shape).astype(p.dtype))
+            out.append(total[offset : offset + size].reshape(p.shape).astype(p.dtype))
             offset += size
         return tuple(out)
 
@@ -97,9 +98,7 @@ def host_sum(comm: Any) -> Callable[[Any], Any]:
     def reduce(parts):
         parts = tuple(np.asarray(p) for p in parts)
         gathered = comm.allgather(parts)
-        return tuple(
-            functools.reduce(np.add, (g[i] for g in gathered)) for i in range(len(parts))
-        )
+        return tuple(functools.reduce(np.add, (g[i] for g in gathered)) for i in range(len(parts)))
 
     return reduce
 

@@ -98,7 +98,12 @@ def _exchange(st: MpiStatic, indptr, indices, x):
     if st.exchange is not None:
         return st.exchange(x)
     return ffi.gather_columns_call(
-        indptr, indices, x, structure=st.structure, comm=st.comm, row_start=st.row_start,
+        indptr,
+        indices,
+        x,
+        structure=st.structure,
+        comm=st.comm,
+        row_start=st.row_start,
         nglobal=st.nglobal,
     )
 
@@ -173,8 +178,9 @@ def _core():
         # dL/dA_ij = -lambda_i x_j from the exchanged x_j. The matvec is
         # differentiated only for second derivatives in the values, which
         # `fixed` refuses, so JAX need not transpose the exchange.
-        dx, _ = native_linear_solve(matvec, call, rhs, None, False, st.symmetric, order=order,
-                                    symmetric_matvec=True)
+        dx, _ = native_linear_solve(
+            matvec, call, rhs, None, False, st.symmetric, order=order, symmetric_matvec=True
+        )
         return (x, stats), (dx, jnp.zeros_like(stats))
 
     core.defjvp(core_jvp, symbolic_zeros=True)
@@ -228,8 +234,11 @@ def solve_mpi(
     meta = getattr(A, "_mpi_cache", None)
     precheck = None
     options = dict(
-        block_dim=block_dim, reuse_setup=reuse_setup, save_stats_file=save_stats_file,
-        nullspace=nullspace, transpose_nullspace=transpose_nullspace,
+        block_dim=block_dim,
+        reuse_setup=reuse_setup,
+        save_stats_file=save_stats_file,
+        nullspace=nullspace,
+        transpose_nullspace=transpose_nullspace,
     )
     if meta is not None:
         given = (comm, nglobal, partition_info)
@@ -252,8 +261,10 @@ def solve_mpi(
                 stacklevel=3,
             )
         options.update(
-            nglobal=meta["nglobal"], partition_info=(meta["row_start"], meta["row_end"]),
-            block_dim=meta["block_dim"], config_text=meta["config_str"],
+            nglobal=meta["nglobal"],
+            partition_info=(meta["row_start"], meta["row_end"]),
+            block_dim=meta["block_dim"],
+            config_text=meta["config_str"],
         )
     else:
         if comm is None:
@@ -263,8 +274,7 @@ def solve_mpi(
                 "attach metadata with jaxamg.with_cache(A, mpi=jaxamg.cache_mpi_metadata(...))."
             )
         check_comm(comm, WHERE)
-        options.update(nglobal=nglobal, partition_info=partition_info, config=config,
-                       kwargs=kwargs)
+        options.update(nglobal=nglobal, partition_info=partition_info, config=config, kwargs=kwargs)
     local, _ = agree(comm, A, b, x0, precheck=precheck, **options)
     symmetric = local.symmetric or bool(meta and meta.get("is_symmetric", False))
     fingerprint = structure_fingerprint(local.csr.indptr, local.csr.indices)
@@ -285,8 +295,13 @@ def solve_mpi(
     null_basis = transpose_basis = None
     if local.singular:
         null_basis, transpose_basis = global_bases(
-            comm, local.null_specs, local.row_end - local.row_start, local.nglobal,
-            local.dtype, symmetric, local.config_text,
+            comm,
+            local.null_specs,
+            local.row_end - local.row_start,
+            local.nglobal,
+            local.dtype,
+            symmetric,
+            local.config_text,
         )
 
     def core(rhs):
@@ -354,9 +369,7 @@ def _check_cached(meta: dict, comm: Any, nglobal: Any, partition_info: Any) -> N
             f"`{WHERE}`: nglobal={nglobal} differs from the cached MPI metadata's "
             f"{meta['nglobal']}; drop it or rebuild the metadata."
         )
-    if partition_info is not None and tuple(partition_info) != (
-        meta["row_start"], meta["row_end"]
-    ):
+    if partition_info is not None and tuple(partition_info) != (meta["row_start"], meta["row_end"]):
         raise ValueError(
             f"`{WHERE}`: partition_info={tuple(partition_info)} differs from the cached MPI "
             f"metadata's {(meta['row_start'], meta['row_end'])}; drop it or rebuild the "
@@ -399,9 +412,18 @@ def cache_mpi_metadata(
     if is_symmetric:
         with_cache(A, is_symmetric=True)
     local, summaries = agree(
-        comm, A, None, None, partition_info=partition_info, nglobal=nglobal,
-        block_dim=block_dim, reuse_setup=False, save_stats_file=None, config=config,
-        save_stats=bool(save_stats), singular=bool(singular),
+        comm,
+        A,
+        None,
+        None,
+        partition_info=partition_info,
+        nglobal=nglobal,
+        block_dim=block_dim,
+        reuse_setup=False,
+        save_stats_file=None,
+        config=config,
+        save_stats=bool(save_stats),
+        singular=bool(singular),
     )
     indptr = np.asarray(local.csr.indptr) if is_concrete(local.csr.indptr) else None
     return {

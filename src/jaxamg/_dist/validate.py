@@ -68,8 +68,9 @@ def _int(name: str, value: Any, minimum: int) -> int:
 
 def parse_partition(partition_info: Any, nglobal: Any) -> tuple[int, int, int]:
     if nglobal is None or partition_info is None:
-        missing = [n for n, v in (("nglobal", nglobal), ("partition_info", partition_info))
-                   if v is None]
+        missing = [
+            n for n, v in (("nglobal", nglobal), ("partition_info", partition_info)) if v is None
+        ]
         raise ValueError(
             f"`{WHERE}`: MPI mode needs `nglobal` and `partition_info=(row_start, row_end)`; "
             f"missing {', '.join(missing)}. Pass both (see jaxamg.mpi_utils.get_partition_info), "
@@ -201,8 +202,7 @@ def prepare_local(
         or getattr(A, "_is_symmetric", False)
         or getattr(csr.source, "_is_symmetric", False)
     )
-    null_specs = declared_specs(nullspace, transpose_nullspace, (source, A, csr.source),
-                                symmetric)
+    null_specs = declared_specs(nullspace, transpose_nullspace, (source, A, csr.source), symmetric)
     columns = local_bases(null_specs, n_local, nglobal, dtype)
     null_columns = (columns["nullspace"], columns["transpose_nullspace"])
     if config_text is None:
@@ -216,9 +216,21 @@ def prepare_local(
         )
     validate_with_engine(config_text)
     return LocalInput(
-        csr=csr, data=data, b=b, x0=x0, use_x0=use_x0, dtype=dtype, row_start=rs, row_end=re,
-        nglobal=nglobal, block_dim=block_dim, config_text=config_text, symmetric=symmetric,
-        source=source, null_specs=null_specs, null_columns=null_columns,
+        csr=csr,
+        data=data,
+        b=b,
+        x0=x0,
+        use_x0=use_x0,
+        dtype=dtype,
+        row_start=rs,
+        row_end=re,
+        nglobal=nglobal,
+        block_dim=block_dim,
+        config_text=config_text,
+        symmetric=symmetric,
+        source=source,
+        null_specs=null_specs,
+        null_columns=null_columns,
     )
 
 
@@ -280,8 +292,11 @@ def check_global(summaries: list[dict]) -> None:
         ("use_x0", "whether an initial guess x0 is given"),
         ("symmetric", "the is_symmetric flag of with_cache"),
         ("batch", "the batch shape (jax.vmap lanes) of b"),
-        ("null_columns", "the declared null spaces (number of columns of nullspace and "
-                         "transpose_nullspace, None where not declared)"),
+        (
+            "null_columns",
+            "the declared null spaces (number of columns of nullspace and "
+            "transpose_nullspace, None where not declared)",
+        ),
     ):
         values = [s[key] for s in summaries]
         if len(set(values)) > 1:

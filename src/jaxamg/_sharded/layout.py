@@ -77,7 +77,7 @@ def local_device(mesh: Any):
     return mesh.devices.flat[index]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _one_device_mesh(device: Any):
     import jax
 
@@ -100,8 +100,10 @@ def as_local(x: Any):
     its local copy."""
     import jax
 
-    if isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer) and (
-        not x.is_fully_addressable
+    if (
+        isinstance(x, jax.Array)
+        and not isinstance(x, jax.core.Tracer)
+        and (not x.is_fully_addressable)
     ):
         return local_shard(x)
     return x
@@ -111,8 +113,10 @@ def is_global_sharded(x: Any) -> bool:
     """True for a jax.Array spread over devices of more than one process."""
     import jax
 
-    return isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer) and (
-        not x.is_fully_addressable
+    return (
+        isinstance(x, jax.Array)
+        and not isinstance(x, jax.core.Tracer)
+        and (not x.is_fully_addressable)
     )
 
 

@@ -36,8 +36,9 @@ class ShardedMatrix:
     ``_transpose_nullspace``, ``_coloring_info``).
     """
 
-    def __init__(self, *, data, mesh, axis_name, comm, indptr, indices, row_counts, nnz_counts,
-                 source):
+    def __init__(
+        self, *, data, mesh, axis_name, comm, indptr, indices, row_counts, nnz_counts, source
+    ):
         self.data = data
         self.mesh = mesh
         self.axis_name = axis_name
@@ -162,8 +163,9 @@ def _as_local_csr(A_local: Any):
     return csr, source
 
 
-def make_sharded_matrix(A_local: Any, b: Any, *, comm: Any = None, mesh: Any = None,
-                        axis_name: str = "rank") -> ShardedMatrix:
+def make_sharded_matrix(
+    A_local: Any, b: Any, *, comm: Any = None, mesh: Any = None, axis_name: str = "rank"
+) -> ShardedMatrix:
     """Packs this rank's row block of a distributed matrix into a
     :class:`ShardedMatrix` laid out like the sharded vector `b`.
 

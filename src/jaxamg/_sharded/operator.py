@@ -38,7 +38,7 @@ def _is_traced(x: Any) -> bool:
     return isinstance(x, jax.core.Tracer)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _maps(mesh: Any, axis_name: str, comm_handle: int):
     """The two custom-VJP maps for one mesh (built once per mesh)."""
     import jax
@@ -79,7 +79,10 @@ def _maps(mesh: Any, axis_name: str, comm_handle: int):
     def psum_replicated(c):
         return jax.shard_map(
             lambda s: jax.lax.psum(s, axis_name),
-            mesh=mesh, in_specs=P(), out_specs=P(), check_vma=False,
+            mesh=mesh,
+            in_specs=P(),
+            out_specs=P(),
+            check_vma=False,
         )(c)
 
     @jax.custom_vjp
@@ -135,6 +138,7 @@ def _reject_sharded_consts(consts, where: str) -> None:
 def check_structure(matrix: Any, csr: Any, where: str) -> None:
     """The matrix given as `A=` must have the creation-time structure; all
     ranks agree on the verdict before anyone communicates further."""
+
     def local():
         if not is_concrete(csr.indptr, csr.indices):
             raise ValueError(

@@ -100,8 +100,14 @@ class ShardedSolve:
     A=None, save_stats_file=None) -> (x, info)``. See
     :func:`make_sharded_solver`."""
 
-    def __init__(self, matrix: ShardedMatrix, statics: dict, structure: tuple, save_stats: bool,
-                 bases: tuple = (None, None)):
+    def __init__(
+        self,
+        matrix: ShardedMatrix,
+        statics: dict,
+        structure: tuple,
+        save_stats: bool,
+        bases: tuple = (None, None),
+    ):
         self.matrix = matrix
         # This rank's rows of the declared null spaces (N, M), validated once.
         self._bases = bases
@@ -109,7 +115,9 @@ class ShardedSolve:
         # Under shard_map the matrix gradient's columns travel by all_to_all,
         # on a plan made here, once (collectively).
         plan = AllToAllColumns(matrix.comm, matrix.axis_name, matrix.indices, matrix.row_counts)
-        self._traced_statics = {k: dataclasses.replace(v, exchange=plan) for k, v in statics.items()}
+        self._traced_statics = {
+            k: dataclasses.replace(v, exchange=plan) for k, v in statics.items()
+        }
         self._structure = structure  # device (indptr, indices, rows)
         self._host_structure = (
             matrix.indptr,
@@ -159,8 +167,15 @@ class ShardedSolve:
         return operator_values(matrix, A, WHERE_CALL)
 
     # ---- execution ----------------------------------------------------------
-    def __call__(self, b: Any, x0: Any = None, *, A: Any = None, save_stats_file: Any = None,
-                 A_data: Any = None):
+    def __call__(
+        self,
+        b: Any,
+        x0: Any = None,
+        *,
+        A: Any = None,
+        save_stats_file: Any = None,
+        A_data: Any = None,
+    ):
         if A_data is not None:
             if A is not None:
                 raise ValueError(
@@ -390,9 +405,17 @@ def make_sharded_solver(
         if getattr(A, name, None) is not None:
             setattr(local, name, getattr(A, name))
     checked, _ = agree(
-        A.comm, local, None, None,
-        partition_info=A.partition_info, nglobal=A.global_size, block_dim=block_dim,
-        reuse_setup=reuse_setup, save_stats_file=None, config=config, kwargs={},
+        A.comm,
+        local,
+        None,
+        None,
+        partition_info=A.partition_info,
+        nglobal=A.global_size,
+        block_dim=block_dim,
+        reuse_setup=reuse_setup,
+        save_stats_file=None,
+        config=config,
+        kwargs={},
         save_stats=bool(save_stats),
     )
     fingerprint = structure_fingerprint(checked.csr.indptr, checked.csr.indices)
@@ -415,7 +438,14 @@ def make_sharded_solver(
     bases = (None, None)
     if checked.singular:
         # Validated here once, collectively; calls only use the arrays.
-        bases = global_bases(A.comm, checked.null_specs, A.local_size, A.global_size,
-                             checked.dtype, bool(checked.symmetric), checked.config_text,
-                             stacklevel=3)
+        bases = global_bases(
+            A.comm,
+            checked.null_specs,
+            A.local_size,
+            A.global_size,
+            checked.dtype,
+            bool(checked.symmetric),
+            checked.config_text,
+            stacklevel=3,
+        )
     return ShardedSolve(A, statics, structure, bool(save_stats), bases)

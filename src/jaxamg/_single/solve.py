@@ -139,13 +139,25 @@ def solve_single(
     if save_stats_file is not None:
         with stats_lock:
             take_stats_text()  # drop text left by earlier solves
-            x, info = _run(indptr, indices, rows, data, b, x0, null_basis, transpose_basis,
-                           st, singular, nns=nns)
+            x, info = _run(
+                indptr,
+                indices,
+                rows,
+                data,
+                b,
+                x0,
+                null_basis,
+                transpose_basis,
+                st,
+                singular,
+                nns=nns,
+            )
             text = take_stats_text()
         write_stats_file(text, save_stats_file)
         return x, info
-    return _run(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, singular,
-                nns=nns)
+    return _run(
+        indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, singular, nns=nns
+    )
 
 
 def _near_nullspace(A, csr, spec, dtype):
@@ -159,8 +171,7 @@ def _near_nullspace(A, csr, spec, dtype):
     return as_near_nullspace(spec, csr.n_rows, dtype)
 
 
-def _run(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, singular,
-         nns=None):
+def _run(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, singular, nns=None):
     """The solve and its `info` dict, engine errors re-raised as Python ones."""
     import jax
 
@@ -182,8 +193,7 @@ def _run(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, si
     return x, info
 
 
-def _singular_solve(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st,
-                    nns=None):
+def _singular_solve(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, nns=None):
     """The solve with declared null spaces: projections as JAX operations
     around the differentiable core, so reverse mode transposes them (the
     cotangent is projected with N before the adjoint solve, its result with M
@@ -216,8 +226,10 @@ def _null_spaces(A, csr, dtype, nullspace, transpose_nullspace, symmetric):
     if bases["nullspace"] is None:
         ns.warn_if_singular(csr.indptr, csr.data, n, buffer=buffer, stacklevel=5)
     if not symmetric:
-        for given, missing in (("nullspace", "transpose_nullspace"),
-                               ("transpose_nullspace", "nullspace")):
+        for given, missing in (
+            ("nullspace", "transpose_nullspace"),
+            ("transpose_nullspace", "nullspace"),
+        ):
             if bases[given] is not None and bases[missing] is None:
                 ns.warn_missing_basis(given, stacklevel=5)
     for name, basis in bases.items():
