@@ -322,7 +322,8 @@ TEST(DeviceSetupSolver, BlockJacobiDefaultConfigAndKCycleSameSolvesAsHostSetup) 
     std::string kcycle = config(symmetric ? "PCGF" : "FGMRES", R"(, "cycle_iters": 2)");
     def.replace(def.find(l1), l1.size(), bj);
     kcycle.replace(kcycle.find(l1), l1.size(), bj);
-    kcycle.replace(kcycle.find(R"("cycle": "V")"), 11, R"("cycle": "CG")");
+    const std::string v_cycle = R"("cycle": "V")";
+    kcycle.replace(kcycle.find(v_cycle), v_cycle.size(), R"("cycle": "CG")");
     for (const std::string& cfg : {def, kcycle}) {
       const std::string what = (cfg == def ? std::string("default") : std::string("K-cycle")) +
                                (symmetric ? " SPD" : " nonsymmetric");
