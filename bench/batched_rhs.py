@@ -4,7 +4,7 @@ another (8 jitted calls on the same cached setup), on the 3-D 7-point
 Poisson matrix.
 
 Usage: python bench/batched_rhs.py [--n 64] [--lanes 8] [--repeat 5]
-           [--configs default bench/configs/pcg_classical_agg1_cheby2.json]
+           [--configs default PCG_CLASSICAL_AGG1_CHEBY2]  (shipped names or JSON files)
 
 Every timing is the median of --repeat rounds with the solver cache warm (the
 setup is done once, before timing); a round runs the three cases one after
@@ -53,7 +53,9 @@ def interleaved(fns, repeat):
 def load_config(name):
     if name == "default":
         return None
-    return json.loads(Path(name).read_text())
+    if Path(name).exists():
+        return json.loads(Path(name).read_text())
+    return jaxamg.config.load(name)
 
 
 def run(n, lanes, repeat, config_name):
@@ -102,7 +104,7 @@ def main():
     p.add_argument(
         "--configs",
         nargs="+",
-        default=["default", str(Path(__file__).parent / "configs/pcg_classical_agg1_cheby2.json")],
+        default=["default", "PCG_CLASSICAL_AGG1_CHEBY2"],
     )
     a = p.parse_args()
     print(
@@ -117,9 +119,6 @@ def main():
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name in a.configs:
-        if name != "default" and not Path(name).exists():
-            print(f"| {name} | (missing) |")
-            continue
         r = run(a.n, a.lanes, a.repeat, name)
         print(
             f"| {r['config']} | {r['iterations_one']} / {r['iterations_batched']} "

@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CONFIG = os.path.join(HERE, "configs", "pcg_sa_near_nullspace.json")
+CONFIG = "PCG_SA_NEAR_NULLSPACE"  # a shipped config
 TOL = 1e-8
 
 
@@ -126,15 +126,19 @@ def main() -> None:
     p.add_argument(
         "--sizes3", type=int, nargs="+", default=[8, 16, 24], help="cells per side in 3D"
     )
-    p.add_argument("--config", default=CONFIG, help="engine config (AmgX JSON)")
+    p.add_argument(
+        "--config", default=CONFIG, help="engine config: a shipped config's name or a JSON file"
+    )
     p.add_argument("--no-pyamg", action="store_true")
     args = p.parse_args()
 
     import jaxamg
 
-    with open(args.config) as fh:
-        config_text = fh.read()
-    json.loads(config_text)
+    if os.path.exists(args.config):
+        with open(args.config) as fh:
+            config_text = json.dumps(json.load(fh))
+    else:
+        config_text = json.dumps(jaxamg.config.load(args.config))
     rows = []
     for dim in args.dims:
         for cells in args.sizes2 if dim == 2 else args.sizes3:

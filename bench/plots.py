@@ -215,8 +215,7 @@ def residual_histories(n: int = 64) -> dict[str, list[float]]:
 
     A = matrices.poisson_matrix(n)
     b = matrices.rhs_random(n * n, dtype=jnp.float64)
-    with open(os.path.join(HERE, "configs", "pcg_classical_agg1_cheby2.json")) as f:
-        tuned = json.load(f)
+    tuned = jaxamg.config.load("PCG_CLASSICAL_AGG1_CHEBY2")
     histories = {}
     for label, kwargs in (
         ("jaxamg default (PBICGSTAB + classical AMG)", {"tolerance": 1e-8}),

@@ -25,6 +25,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+SHIPPED_CONFIGS = os.path.join(REPO, "src", "jaxamg", "configs")
 sys.path.insert(0, HERE)
 
 FULL_PROBLEMS = [
@@ -38,7 +39,8 @@ FULL_PROBLEMS = [
 ]
 QUICK_PROBLEMS = ["poisson3d-32", "aniso2d-256", "jump3d-32", "convdiff2d-128"]
 
-# Engine configs: file in bench/configs -> (label, class, families it runs on).
+# Engine configs: shipped config (src/jaxamg/configs, file name in any case)
+# -> (label, class, families it runs on).
 # class drives the targets in bench/report.py.
 ENGINE_CONFIGS = {
     "pcg_classical_l1jacobi_t025.json": (
@@ -439,17 +441,16 @@ def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
 
 
 def config_path(cfg: str) -> str:
-    """A name in bench/configs, or a path to a JSON file elsewhere."""
-    local = os.path.join(HERE, "configs", cfg)
-    return local if os.path.exists(local) else os.path.abspath(cfg)
+    """A shipped config's file (by name, any case, `.json` optional), or a path
+    to a JSON file elsewhere."""
+    stem = cfg[: -len(".json")] if cfg.lower().endswith(".json") else cfg
+    shipped = os.path.join(SHIPPED_CONFIGS, stem.upper() + ".json")
+    return shipped if os.path.exists(shipped) else os.path.abspath(cfg)
 
 
 def default_configs() -> list[str]:
-    """Every bench/configs/*.json, the known ones first in their order."""
-    on_disk = sorted(f for f in os.listdir(os.path.join(HERE, "configs")) if f.endswith(".json"))
-    return [c for c in ENGINE_CONFIGS if c in on_disk] + [
-        c for c in on_disk if c not in ENGINE_CONFIGS
-    ]
+    """The configs of ENGINE_CONFIGS, in their order."""
+    return list(ENGINE_CONFIGS)
 
 
 def parse_args(argv=None):
@@ -480,7 +481,8 @@ def parse_args(argv=None):
         nargs="+",
         metavar="FILE",
         default=default_configs(),
-        help="configs in bench/configs to run (default: all, each on its problem families)",
+        help="shipped configs (by name) or JSON files to run (default: those of ENGINE_CONFIGS, "
+        "each on its problem families)",
     )
     ap.add_argument(
         "--all-configs",
@@ -591,7 +593,7 @@ def parse_args(argv=None):
         args.engine_threads = sorted({1, ncores})
     for cfg in args.engine_configs:
         if not os.path.exists(config_path(cfg)):
-            ap.error(f"no config {cfg} (neither a file nor in bench/configs)")
+            ap.error(f"no config {cfg} (neither a file nor a shipped config)")
     from problems import parse_pid
 
     for pid in args.problems:

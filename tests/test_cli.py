@@ -302,10 +302,37 @@ def test_invalid_configs(tmp_path, capsys):
     err = bad(capsys, "solve", matrix, "--config-string", krylov_config("PCG", 1e-8, bogus_key=1))
     assert err.startswith("jaxamg solve: error: config: unknown parameter 'bogus_key'")
     missing = str(tmp_path / "none.json")
-    assert bad(capsys, "solve", matrix, "--config", missing) == (
-        f"jaxamg solve: error: config file '{missing}' cannot be read "
-        "(No such file or directory); pass the path of an AmgX JSON config"
+    err = bad(capsys, "solve", matrix, "--config", missing)
+    assert err.startswith(
+        f"jaxamg solve: error: config file '{missing}' does not exist and is no shipped config "
+        "(AGGREGATION_JACOBI, "
     )
+    assert err.endswith("pass the path of an AmgX JSON config or a shipped config's name")
+    assert bad(capsys, "solve", matrix, "--config", str(tmp_path)).startswith(
+        f"jaxamg solve: error: config file '{tmp_path}' cannot be read"
+    )
+
+
+def test_shipped_config_by_name(tmp_path, capsys, rng):
+    A = poisson2d(20)
+    matrix = write(tmp_path / "A.mtx", A.tocoo())
+    solution = str(tmp_path / "x.mtx")
+    code, out, _ = run(
+        capsys,
+        "solve",
+        matrix,
+        "--config",
+        "pcg_classical_agg1_cheby2",
+        "--solution",
+        solution,
+        "--json",
+    )
+    assert code == 0
+    result = last_json(out)
+    assert result["status"] == "SUCCESS"
+    x = read_solution(solution).ravel()
+    ones = np.ones(A.shape[0])  # the CLI's default right-hand side is A @ ones
+    assert np.linalg.norm(x - ones) / np.linalg.norm(ones) < 1e-6
 
 
 def test_singular_matrix(tmp_path, capsys):

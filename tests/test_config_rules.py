@@ -154,11 +154,16 @@ def test_outer_max_iters():
     )
 
 
-def test_solve_rejects_string_config_and_unknown_keys():
+def test_solve_rejects_json_text_unknown_names_and_unknown_keys():
     A = matrices.tridiagonal_matrix(8)
     b = matrices.rhs_ones(8)
-    with pytest.raises(TypeError, match="string configs are not supported"):
+    with pytest.raises(TypeError, match="got JSON text; parse it first"):
         jaxamg.solve(A, b, config='{"solver": "PCG"}')
+    with pytest.raises(TypeError, match="got bytes"):
+        jaxamg.solve(A, b, config=b'{"solver": "PCG"}')
+    # A name that is no shipped config lists the shipped ones.
+    with pytest.raises(jaxamg.ConfigError, match="'FGMRES_AGGREGATON'.*FGMRES_AGGREGATION"):
+        jaxamg.solve(A, b, config="FGMRES_AGGREGATON")
     with pytest.raises(jaxamg.ConfigError, match="max_iter"):
         jaxamg.solve(A, b, max_iter=10)
     with pytest.raises(jaxamg.ConfigError, match="NOT_A_SOLVER"):

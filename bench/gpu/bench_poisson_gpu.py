@@ -117,16 +117,8 @@ CONFIGS["pcg_aggregation_l1_reuse"]["solver"]["preconditioner"]["structure_reuse
 
 
 # The CPU benchmark's tuned config (PMIS with one aggressive level, two-stage
-# interpolation there, Chebyshev(2) on l1-Jacobi), read from bench/configs.
-with open(
-    os.path.join(
-        os.path.dirname(os.path.abspath(__file__)),
-        "..",
-        "configs",
-        "pcg_classical_agg1_cheby2.json",
-    )
-) as _f:
-    CONFIGS["pcg_classical_agg1_cheby2"] = json.load(_f)
+# interpolation there, Chebyshev(2) on l1-Jacobi): a shipped config.
+CONFIGS["pcg_classical_agg1_cheby2"] = jaxamg.config.load("PCG_CLASSICAL_AGG1_CHEBY2")
 
 
 def with_amg_precision(cfg: dict, precision: str) -> dict:

@@ -30,7 +30,7 @@ const char* kDefault = R"({"config_version": 2, "solver": {
     "dense_lu_num_rows": 1, "aggressive_levels": 0, "coarse_solver": "DENSE_LU_SOLVER",
     "max_iters": 1, "cycle": "V"}}})";
 
-// bench/configs/pcg_classical_agg1_cheby2.json
+// the shipped config PCG_CLASSICAL_AGG1_CHEBY2 (src/jaxamg/configs)
 const char* kPcgCheby = R"({"config_version": 2, "solver": {
   "scope": "main", "solver": "PCG", "max_iters": 500, "tolerance": 1e-08,
   "convergence": "RELATIVE_INI_CORE", "norm": "L2", "monitor_residual": 1, "store_res_history": 1,

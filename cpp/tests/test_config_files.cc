@@ -1,4 +1,6 @@
-// Our equivalents of AmgX's stock configs (cpp/tests/data/configs/): each
+// Our equivalents of AmgX's stock configs, shipped in the Python package
+// (src/jaxamg/configs/, loadable by name) but for one legacy text file in
+// cpp/tests/data/configs/: each
 // loads, resolves to the intended solver tree, and yields the intended
 // effective values, including the stock configs' scope traps.
 #include <gtest/gtest.h>
@@ -15,7 +17,10 @@ using testing::has_substr;
 using testing::tree_text;
 
 Config load(const std::string& name) {
-  return Config::from_file(std::string(JAXAMG_TEST_DATA) + "/configs/" + name);
+  const bool legacy = name.size() > 7 && name.substr(name.size() - 7) == ".legacy";
+  return Config::from_file((legacy ? std::string(JAXAMG_TEST_DATA) + "/configs/"
+                                   : std::string(JAXAMG_SHIPPED_CONFIGS) + "/") +
+                           name);
 }
 
 // The outer-solver settings every stock config shares.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -17,7 +18,8 @@ from ._core import mtx
 from ._core.errors import ConfigError
 from ._core.native import engine
 from ._version import __version__
-from .config import default_config
+from .config import default_config, shipped_configs
+from .config import load as load_shipped
 
 PROG = "jaxamg"
 
@@ -47,6 +49,8 @@ _SOLVE_EPILOG = """\
 configuration:
   --config FILE or --config-string TEXT, in AmgX JSON (config_version 2 with
   nested scopes, or flat) or AmgX's legacy "name=value, scope:name=value" text.
+  --config also takes a shipped config's name (jaxamg.config.shipped_configs(),
+  e.g. FGMRES_AGGREGATION) where no file of that name exists.
   Without either, jaxamg's default is used (jaxamg.config.DEFAULT_CONFIG:
   PBICGSTAB preconditioned by one V-cycle of classical AMG). A given config is
   used as it is, not merged with the default.
@@ -127,6 +131,16 @@ def _is_json(text: str) -> bool:
 
 def _load_config(args: argparse.Namespace) -> tuple[str, dict[str, Any] | None]:
     """The config text and, for JSON, its parsed form (None for legacy text)."""
+    if args.config is not None and not os.path.exists(args.config):
+        try:
+            cfg = load_shipped(args.config)
+        except ConfigError:
+            raise ValueError(
+                f"config file '{args.config}' does not exist and is no shipped config "
+                f"({', '.join(shipped_configs())}); pass the path of an AmgX JSON config "
+                "or a shipped config's name"
+            ) from None
+        return json.dumps(cfg), cfg
     if args.config is not None:
         try:
             with open(args.config, encoding="utf-8") as f:

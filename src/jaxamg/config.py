@@ -21,6 +21,14 @@ differences from JAX-AMG's dictionary, neither of which changes the solver:
 
 ``monitor_residual`` and ``store_res_history`` are on in the outer scope: every
 solve reports its residual and history, as JAX-AMG always injects them.
+
+Shipped configs: the package carries named configs (``configs/*.json``): our
+equivalents of AmgX's stock configs (``FGMRES_AGGREGATION``,
+``PCG_CLASSICAL_V_JACOBI``, ...) and the tuned ones the benchmarks use
+(``PCG_CLASSICAL_AGG1_CHEBY2``, ``PCG_SA_NEAR_NULLSPACE``, ...).
+:func:`shipped_configs` lists them, :func:`load` returns one as a dict, and
+every entry point accepts a name in place of a dict
+(``solve(A, b, config="FGMRES_AGGREGATION")``).
 """
 
 from __future__ import annotations
@@ -39,13 +47,16 @@ from ._core.config_rules import (
     validate_config,
 )
 from ._core.default_config import DEFAULT_CONFIG
+from ._core.shipped_configs import load, shipped_configs
 
 __all__ = [
     "DEFAULT_CONFIG",
     "deep_merge",
     "default_config",
+    "load",
     "outer_max_iters",
     "prepare_config",
+    "shipped_configs",
     "to_json",
     "uses_dense_lu_coarse_solver",
     "validate_config",

@@ -111,7 +111,7 @@ void LinearSolver<T>::setup_matrix(std::shared_ptr<CsrMatrix<T>> A, const Index*
     throw ConfigError("near_nullspace: " + std::to_string(near_nullspace_cols) +
                       " near-null-space vectors were given but no AMG of the config uses them; "
                       "use an AMG scope with algorithm AGGREGATION, selector x_STANDARD and "
-                      "x_smoothed_aggregation 2 (bench/configs/pcg_sa_near_nullspace.json)");
+                      "x_smoothed_aggregation 2 (the shipped config PCG_SA_NEAR_NULLSPACE)");
   }
 }
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from .default_config import DEFAULT_CONFIG
 from .errors import ConfigError
+from .shipped_configs import load as load_shipped
 
 _AMG = "AMG"
 _KRYLOV_WITH_RESTART = ("GMRES", "FGMRES")
@@ -105,12 +106,23 @@ def prepare_config(
     singular: bool = False,
     **kwargs: Any,
 ) -> str:
-    """The canonical JSON text of the config a solve runs with."""
-    if isinstance(user_config, (str, bytes)):
+    """The canonical JSON text of the config a solve runs with.
+
+    ``user_config`` is a dict (flat, or nested with ``config_version`` 2), the
+    name of a shipped config (:func:`jaxamg.config.shipped_configs`), or None.
+    """
+    if isinstance(user_config, bytes):
         raise TypeError(
-            "`config` must be a dict (flat, or nested with config_version 2); string configs "
-            "are not supported. Parse it first, e.g. `config=json.loads(text)`."
+            "`config` must be a dict or a shipped config's name, got bytes; parse JSON text "
+            "first, e.g. `config=json.loads(text)`."
         )
+    if isinstance(user_config, str):
+        if user_config.lstrip().startswith("{"):
+            raise TypeError(
+                "`config` must be a dict or a shipped config's name, got JSON text; parse it "
+                "first, e.g. `config=json.loads(text)`."
+            )
+        user_config = load_shipped(user_config)
     if user_config is not None and not isinstance(user_config, dict):
         raise TypeError(f"`config` must be a dict or None, got {type(user_config).__name__}.")
     outer = copy.deepcopy(DEFAULT_CONFIG["solver"])
