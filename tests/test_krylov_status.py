@@ -9,7 +9,10 @@ on the C++ API; these check that they survive the FFI and `info`:
 * SUCCESS within the limit, with the answer of SciPy's direct solver;
 * FAILED with a NaN solution and no iterations for NaN input under jit;
 * DIVERGED on a breakdown (a Krylov divisor exactly zero at the first step),
-  with a finite iterate and the loop stopped at once.
+  with a finite iterate and the loop stopped at once;
+* DIVERGED when the monitored residual grows past `rel_div_tolerance` times
+  the initial one, direct and under vmap (the lanes' loop), and the solve
+  running on when the test is disabled.
 """
 
 from __future__ import annotations
@@ -156,3 +159,41 @@ def test_breakdown_is_diverged(name):
     assert info["status"] == AMGXStatus.DIVERGED
     assert info["iterations"] == iterations
     assert np.all(np.isfinite(np.asarray(x)))
+
+
+def _cg_first_step_growth(delta: float):
+    """A diagonal SPD matrix and b on which CG's first residual is about
+    3.5 / delta times the initial one: 49 unit eigenvalues and one M with
+    M delta^2 = 49 make the first step length about 1/2, so the component
+    of b along M (delta) becomes about -M delta / 2 = -24.5 / delta. CG then
+    converges at the second step (two distinct eigenvalues)."""
+    M = 49.0 / delta**2
+    diagonal = np.ones(50)
+    diagonal[17] = M
+    b = np.ones(50)
+    b[17] = delta
+    return sp.csr_matrix(sp.diags(diagonal)), b
+
+
+@pytest.mark.parametrize("name", ["CG", "PCG"])
+def test_growing_residual_is_diverged_direct_and_batched(name):
+    A, b = _cg_first_step_growth(1e-3)
+    growth = 3.5e3
+    config = krylov_config(name, rel_div_tolerance=1e3)
+    x, info = jaxamg.solve(A, b, config=config)
+    history = np.asarray(info["residual_history"])
+    assert info["status"] == AMGXStatus.DIVERGED
+    assert int(info["iterations"]) == 1
+    assert history[1] / history[0] == pytest.approx(growth, rel=0.01)
+    true = np.linalg.norm(b - A @ np.asarray(x))
+    assert true == pytest.approx(float(info["residual"]), rel=1e-9)
+
+    B = np.stack([b, -2.0 * b])
+    _, infos = jax.vmap(lambda rhs: jaxamg.solve(A, rhs, config=config))(B)
+    assert [AMGXStatus(int(s)) for s in infos["status"]] == [AMGXStatus.DIVERGED] * 2
+    assert np.asarray(infos["iterations"]).tolist() == [1, 1]
+
+    # Disabled (<= 0), the same solve goes on and converges at step two.
+    x, info = jaxamg.solve(A, b, config=krylov_config(name, rel_div_tolerance=-1))
+    assert info["status"] == AMGXStatus.SUCCESS and int(info["iterations"]) == 2
+    np.testing.assert_allclose(np.asarray(x), b / A.diagonal(), rtol=1e-8)

@@ -31,7 +31,7 @@ TEST(ConfigRegistry, CodeDefaultsMatchTheContract) {
       {"eig_max_iters", 100}, {"affinity_iterations", 4}, {"affinity_vectors", 4}};
   for (const auto& [name, value] : ints) EXPECT_EQ(cfg.get_int(name, "x"), value) << name;
   const std::vector<std::pair<const char*, double>> doubles = {
-      {"tolerance", 1e-12}, {"alt_rel_tolerance", 1e-12}, {"rel_div_tolerance", -1.0},
+      {"tolerance", 1e-12}, {"alt_rel_tolerance", 1e-12}, {"rel_div_tolerance", 1e6},
       {"coarsen_threshold", 1.0}, {"strength_threshold", 0.25}, {"max_row_sum", 1.1},
       {"interp_truncation_factor", 1.1}, {"max_unassigned_percentage", 0.05},
       {"filter_weights_alpha", 0.5}, {"relaxation_factor", 0.9},

@@ -2,6 +2,8 @@
 // b - A x meets the test, even when a method's recurrence residual drifts.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "api/linear_solver.h"
 #include "problems.h"
 
@@ -55,6 +57,47 @@ TEST(SolverLoop, ZeroRightHandSideWritesAZeroSolution) {
   EXPECT_EQ(r.status, Status::kSuccess);
   EXPECT_EQ(r.iterations, 0);
   for (double v : x) EXPECT_EQ(v, 0.0);
+}
+
+// Jacobi with relaxation factor 2 (the largest accepted) amplifies the high
+// modes of a 2D Poisson matrix about threefold per sweep. The monitored residual crosses rel_div_tolerance
+// (default 1e6) times the initial one within a few dozen sweeps: the solve
+// ends there as DIVERGED, at the first crossing; with the test disabled it
+// runs to max_iters and reports NOT_CONVERGED.
+TEST(SolverLoop, GrowingResidualEndsAsDivergedAtTheFirstCrossing) {
+  auto A = testing::poisson2d<double>(24);
+  const auto b = testing::random_vector<double>(A.nrows, 5);
+  auto jacobi = [](const std::string& extra, int max_iters = 200) {
+    return R"({"config_version": 2, "solver": {"scope": "main", "solver": "BLOCK_JACOBI",
+        "relaxation_factor": 2.0, "tolerance": 1e-8, "max_iters": )" +
+           std::to_string(max_iters) + R"(, "monitor_residual": 1, "store_res_history": 1)" +
+           extra + "}}";
+  };
+  for (const double limit : {1e6, 1e3}) {
+    const std::string extra =
+        limit == 1e6 ? "" : R"(, "rel_div_tolerance": )" + std::to_string(limit);
+    LinearSolver<double> s(jacobi(extra));
+    s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+    std::vector<double> x(A.nrows, 0.0);
+    const SolveResult r = s.solve(b.data(), x.data(), A.nrows, false);
+    ASSERT_EQ(r.status, Status::kDiverged) << limit;
+    ASSERT_EQ(r.history.size(), static_cast<size_t>(r.iterations) + 1);
+    EXPECT_LT(r.iterations, 200);
+    const double initial = r.history.front();
+    EXPECT_GT(r.history.back(), limit * initial);
+    EXPECT_LE(r.history[r.history.size() - 2], limit * initial);
+    // The reported residual is the true one of the returned x.
+    double b_norm = 0;
+    for (double v : b) b_norm += v * v;
+    const double true_norm = testing::relative_residual(A, x, b) * std::sqrt(b_norm);
+    EXPECT_NEAR(true_norm, r.residual, 1e-9 * r.residual);
+  }
+  LinearSolver<double> off(jacobi(R"(, "rel_div_tolerance": -1)", 60));
+  off.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+  std::vector<double> x(A.nrows, 0.0);
+  const SolveResult r = off.solve(b.data(), x.data(), A.nrows, false);
+  EXPECT_EQ(r.status, Status::kNotConverged);
+  EXPECT_EQ(r.iterations, 60);
 }
 
 }  // namespace

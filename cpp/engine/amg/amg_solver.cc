@@ -378,6 +378,7 @@ std::unique_ptr<Solver<T>> AmgSolver<T>::make_transposed(
   s->max_iters_ = this->max_iters_;
   s->tolerance_ = this->tolerance_;
   s->alt_rel_tolerance_ = this->alt_rel_tolerance_;
+  s->rel_div_tolerance_ = this->rel_div_tolerance_;
   s->convergence_ = this->convergence_;
   s->norm_ = this->norm_;
   s->monitor_residual_ = this->monitor_residual_;

@@ -93,6 +93,7 @@ std::unique_ptr<Solver<double>> MixedPrecisionAmg::make_transposed(
   s->max_iters_ = max_iters_;
   s->tolerance_ = tolerance_;
   s->alt_rel_tolerance_ = alt_rel_tolerance_;
+  s->rel_div_tolerance_ = rel_div_tolerance_;
   s->convergence_ = convergence_;
   s->norm_ = norm_;
   s->monitor_residual_ = monitor_residual_;

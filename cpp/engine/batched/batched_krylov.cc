@@ -200,6 +200,9 @@ class KrylovBatch final : public BatchSolver<T> {
                    s_.converged_with(nrm[j], L.initial, L.largest)) {
           L.res.status = Status::kSuccess;
           L.done = true;
+        } else if (s_.stopping_rule().diverged(nrm[j], L.initial)) {
+          L.res.status = Status::kDiverged;
+          L.done = true;
         }
       } else if (step == IterationResult::kConverged) {
         L.done = true;

@@ -38,7 +38,7 @@ std::vector<ParamSpec> build() {
       // Stopping and reporting.
       I("max_iters", 100), D("tolerance", 1e-12), S("convergence", "ABSOLUTE", kConvergence),
       S("norm", "L2", {"L1", "L2", "LMAX", "L1_SCALED"}), I("use_scalar_norm", 0),
-      D("alt_rel_tolerance", 1e-12), D("rel_div_tolerance", -1.0), I("monitor_residual", 0),
+      D("alt_rel_tolerance", 1e-12), D("rel_div_tolerance", 1e6), I("monitor_residual", 0),
       I("store_res_history", 0), I("print_solve_stats", 0), I("print_grid_stats", 0),
       I("obtain_timings", 0), I("print_config", 0), I("print_vis_data", 0),
       I("verbosity_level", 3), I("solver_verbose", 0), I("convergence_analysis", 0),

@@ -513,6 +513,9 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
         } else if (step_converged || S.converged_with(final_norm, initial, largest)) {
           status = Status::kSuccess;
           done = true;
+        } else if (S.stopping_rule().diverged(final_norm, initial)) {
+          status = Status::kDiverged;
+          done = true;
         }
       } else if (step_converged) {
         done = true;

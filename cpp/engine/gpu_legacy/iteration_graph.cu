@@ -31,6 +31,9 @@ __global__ void loop_control_kernel(cudaGraphConditionalHandle handle, const dou
     } else if (step_converged || rule.rule.converged(norm, st->initial, st->largest)) {
       st->status = static_cast<int>(Status::kSuccess);
       done = true;
+    } else if (rule.rule.diverged(norm, st->initial)) {
+      st->status = static_cast<int>(Status::kDiverged);
+      done = true;
     }
   } else if (step_converged) {
     st->status = static_cast<int>(Status::kSuccess);

@@ -296,6 +296,9 @@ __global__ void __launch_bounds__(kSmallCgThreads, 2) small_cg_kernel(Params<T> 
         } else if (step_converged || P.rule.converged(nrm, rec.initial, rec.largest)) {
           rec.status = static_cast<int>(Status::kSuccess);
           done = true;
+        } else if (P.rule.diverged(nrm, rec.initial)) {
+          rec.status = static_cast<int>(Status::kDiverged);
+          done = true;
         }
       } else if (step_converged) {
         rec.status = static_cast<int>(Status::kSuccess);

@@ -54,6 +54,7 @@ Solver<T>::Solver(SolverContext& ctx, const std::string& scope, const std::strin
   max_iters_ = cfg.get_int("max_iters", scope_);
   tolerance_ = cfg.get_double("tolerance", scope_);
   alt_rel_tolerance_ = cfg.get_double("alt_rel_tolerance", scope_);
+  rel_div_tolerance_ = cfg.get_double("rel_div_tolerance", scope_);
   convergence_ = parse_convergence(cfg.get_string("convergence", scope_));
   norm_ = parse_norm(cfg.get_string("norm", scope_));
   monitor_residual_ = cfg.get_int("monitor_residual", scope_) != 0;
@@ -197,6 +198,7 @@ StoppingRule Solver<T>::stopping_rule() const {
   rule.type = convergence_;
   rule.tolerance = tolerance_;
   rule.alt_rel_tolerance = alt_rel_tolerance_;
+  rule.rel_div_tolerance = rel_div_tolerance_;
   rule.eps = std::is_same<T, float>::value ? 1e-6 : 1e-12;
   return rule;
 }
@@ -292,6 +294,9 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
           done = true;
         } else if (step == IterationResult::kConverged || converged(final_residual_)) {
           status_ = Status::kSuccess;
+          done = true;
+        } else if (stopping_rule().diverged(final_residual_, initial_residual_)) {
+          status_ = Status::kDiverged;
           done = true;
         }
       } else if (step == IterationResult::kConverged) {

@@ -159,6 +159,7 @@ class Solver {
   int max_iters_;
   double tolerance_;
   double alt_rel_tolerance_;
+  double rel_div_tolerance_;
   ConvergenceType convergence_;
   NormType norm_;
   bool monitor_residual_;

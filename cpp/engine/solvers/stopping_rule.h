@@ -1,6 +1,6 @@
-// The convergence test of Solver::solve as a plain value: the configured
-// criterion, tolerances and the precision's floor. Every solve loop tests
-// through Solver::converged_with, which applies this one rule: Solver::solve,
+// The convergence and divergence tests of Solver::solve as a plain value: the
+// configured criterion, tolerances and the precision's floor. Every solve loop
+// tests through this one rule: Solver::solve,
 // the batched solves (batched/) and the CUDA backend's loop
 // (gpu_legacy/device_solver.cc, which reads each residual norm back and
 // tests it on the host). The test is inline and marked __host__ __device__
@@ -17,6 +17,9 @@ struct StoppingRule {
   // Below eps times the reference norm a relative test passes whatever the
   // tolerance (1e-6 in float32, 1e-12 in float64): no precision gets further.
   double eps = 1e-12;
+  // A monitored residual above this multiple of the initial one ends the
+  // solve as DIVERGED (AmgX's rel_div_tolerance; <= 0 disables the test).
+  double rel_div_tolerance = -1;
 
   // True if a residual norm `nrm` meets the rule, for a solve whose initial
   // and largest norms so far are `initial` and `largest`.
@@ -34,6 +37,12 @@ struct StoppingRule {
         return nrm < tolerance || (initial > 0 && nrm / initial <= alt_rel_tolerance);
     }
     return false;
+  }
+
+  // True if a residual norm `nrm` has grown past rel_div_tolerance times the
+  // initial norm: the iteration is diverging and more of it cannot help.
+  JAXAMG_HOST_DEVICE bool diverged(double nrm, double initial) const {
+    return rel_div_tolerance > 0 && initial > 0 && nrm > rel_div_tolerance * initial;
   }
 
  private:

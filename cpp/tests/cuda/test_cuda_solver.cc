@@ -155,6 +155,48 @@ TEST(CudaSolver, NotConvergedWithinMaxIters) {
   EXPECT_EQ(c.gpu.iterations, 3);
 }
 
+// A residual that grows past rel_div_tolerance times the initial one is
+// DIVERGED at the same step on the device as on the host: CG's first step on
+// a diagonal matrix with 1s and one M = 49 / delta^2, b = 1 but delta at M,
+// multiplies the residual by about 3.5 / delta. Small systems run the fused
+// CG kernel, large ones the device loop.
+TEST(CudaSolver, GrowingResidualIsDivergedAsOnTheHost) {
+  REQUIRE_GPU();
+  const double delta = 1e-3;
+  for (const Index n : {50, 300000}) {
+    CsrMatrix<double> A;
+    A.nrows = A.ncols = n;
+    A.row_ptr.resize(n + 1);
+    A.col.resize(n);
+    A.val.assign(n, 1.0);
+    for (Index i = 0; i <= n; ++i) A.row_ptr[i] = i;
+    for (Index i = 0; i < n; ++i) A.col[i] = i;
+    const Index big = n / 3;
+    A.val[big] = static_cast<double>(n - 1) / (delta * delta);
+    std::vector<double> b(n, 1.0);
+    b[big] = delta;
+    const std::string cfg = R"({"config_version": 2, "solver": {"scope": "main", "solver": "CG",
+        "max_iters": 50, "tolerance": 1e-10, "convergence": "RELATIVE_INI",
+        "monitor_residual": 1, "store_res_history": 1, "rel_div_tolerance": 1e3}})";
+    LinearSolver<double> s(cfg);
+    s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+    std::vector<double> x_cpu(n, 0.0);
+    const SolveResult cpu = s.solve(b.data(), x_cpu.data(), n, false);
+    ASSERT_EQ(cuda::DeviceSolver<double>::unsupported(s.solver()), "");
+    cuda::DeviceSolver<double> dev(s.solver());
+    cuda::DeviceArray<double> db, dx;
+    db.assign(b);
+    dx.assign(std::vector<double>(n, 0.0));
+    const SolveResult gpu = dev.solve(db.data(), dx.data(), false, nullptr);
+    EXPECT_EQ(cpu.status, Status::kDiverged) << n;
+    EXPECT_EQ(gpu.status, Status::kDiverged) << n;
+    EXPECT_EQ(cpu.iterations, 1) << n;
+    EXPECT_EQ(gpu.iterations, 1) << n;
+    EXPECT_NEAR(gpu.residual, cpu.residual, 1e-9 * cpu.residual) << n;
+    EXPECT_GT(gpu.residual, 1e3 * std::sqrt(static_cast<double>(n - 1))) << n;
+  }
+}
+
 // A float32 hierarchy inside the float64 solve (x_amg_precision FLOAT,
 // DeviceMixedAmg): the CPU's iterations and a float64 tolerance, for PCG,
 // the transposed PBICGSTAB and AMG as the solver (refinement steps).

@@ -11,7 +11,9 @@ class AMGXStatus(enum.IntEnum):
     * ``SUCCESS`` (0): the convergence test was met.
     * ``FAILED`` (1): the residual or the solution became NaN or infinite.
     * ``DIVERGED`` (2): the Krylov recurrence broke down (a division by a
-      vanishing inner product) before convergence.
+      vanishing inner product) before convergence, or the monitored residual
+      grew past ``rel_div_tolerance`` (default 1e6; <= 0 disables the test)
+      times the initial one.
     * ``NOT_CONVERGED`` (3): ``max_iters`` was reached while monitoring.
     """
 
