@@ -254,7 +254,7 @@ CASES = [
         "config-string",
         lambda: solve(A, B, config='{"solver": "CG"}'),
         TypeError,
-        ("`config`", "string", "json.loads"),
+        ("`config`", "JSON text", "json.loads"),
     ),
     Case(
         "config-list", lambda: solve(A, B, config=["CG"]), TypeError, ("`config`", "list", "dict")
@@ -399,7 +399,7 @@ CASES = [
         "prepare_config-string",
         lambda: jconfig.prepare_config("solver=PCG"),
         TypeError,
-        ("`config`", "string", "json.loads"),
+        ("`config`", "legacy", "shipped config"),
     ),
     Case(
         "validate_config-no-solver",
@@ -748,7 +748,7 @@ CLI_CASES = {
     ),
     "cli-missing-config": (
         ["solve", "good.mtx", "--config", "none.json"],
-        ("'none.json'", "cannot be read", "pass the path"),
+        ("'none.json'", "does not exist", "pass the path"),
     ),
     "cli-rhs-wrong-size": (["solve", "good.mtx", "--rhs", "rhs3.mtx"], ("rhs", "3", "2")),
 }

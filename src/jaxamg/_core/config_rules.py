@@ -122,6 +122,12 @@ def prepare_config(
                 "`config` must be a dict or a shipped config's name, got JSON text; parse it "
                 "first, e.g. `config=json.loads(text)`."
             )
+        if "=" in user_config:
+            raise TypeError(
+                f"`config` got AmgX legacy text ({user_config[:40]!r}); pass a dict or a shipped "
+                "config's name (the command line reads legacy text: python -m jaxamg solve "
+                "--config-string)."
+            )
         user_config = load_shipped(user_config)
     if user_config is not None and not isinstance(user_config, dict):
         raise TypeError(f"`config` must be a dict or None, got {type(user_config).__name__}.")
