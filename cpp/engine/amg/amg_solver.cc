@@ -375,15 +375,7 @@ std::unique_ptr<Solver<T>> AmgSolver<T>::make_transposed(
   }
   // A distributed hierarchy hands over to its own make_transposed (setup).
   auto s = std::make_unique<AmgSolver<T>>(this->ctx_, this->scope_);
-  s->max_iters_ = this->max_iters_;
-  s->tolerance_ = this->tolerance_;
-  s->alt_rel_tolerance_ = this->alt_rel_tolerance_;
-  s->rel_div_tolerance_ = this->rel_div_tolerance_;
-  s->convergence_ = this->convergence_;
-  s->norm_ = this->norm_;
-  s->monitor_residual_ = this->monitor_residual_;
-  s->store_res_history_ = this->store_res_history_;
-  s->obtain_timings_ = this->obtain_timings_;
+  this->copy_loop_settings(*s);
   s->transpose_of_ = this;
   s->setup(std::move(At));
   s->transpose_of_ = nullptr;

@@ -90,15 +90,7 @@ std::unique_ptr<Solver<double>> MixedPrecisionAmg::make_transposed(
     throw InvalidInput("AMG: make_transposed called before setup; set the solver up first");
   }
   auto s = std::make_unique<MixedPrecisionAmg>(ctx_, scope_);
-  s->max_iters_ = max_iters_;
-  s->tolerance_ = tolerance_;
-  s->alt_rel_tolerance_ = alt_rel_tolerance_;
-  s->rel_div_tolerance_ = rel_div_tolerance_;
-  s->convergence_ = convergence_;
-  s->norm_ = norm_;
-  s->monitor_residual_ = monitor_residual_;
-  s->store_res_history_ = store_res_history_;
-  s->obtain_timings_ = obtain_timings_;
+  copy_loop_settings(*s);
   s->Af_ = to_float(*At, scope_);
   s->amg_ = amg_->make_transposed(s->Af_);
   s->amg_ready_ = true;

@@ -136,10 +136,7 @@ std::unique_ptr<Solver<T>> DistAmg<T>::make_transposed(
     throw InvalidInput("AMG: make_transposed called before setup; set the solver up first");
   }
   auto s = std::make_unique<DistAmg<T>>(this->ctx_, this->scope_, comm_);
-  s->max_iters_ = this->max_iters_;
-  s->tolerance_ = this->tolerance_;
-  s->monitor_residual_ = this->monitor_residual_;
-  s->store_res_history_ = this->store_res_history_;
+  this->copy_loop_settings(*s);
   s->transpose_of_ = this;
   s->setup(std::move(At));
   s->transpose_of_ = nullptr;

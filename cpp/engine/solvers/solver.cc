@@ -408,12 +408,22 @@ template <class T>
 std::unique_ptr<Solver<T>> Solver<T>::make_transposed(
     std::shared_ptr<const CsrMatrix<T>> At) const {
   std::unique_ptr<Solver<T>> s = create_solver<T>(ctx_, SolverRef{name_, scope_});
-  s->max_iters_ = max_iters_;
-  s->tolerance_ = tolerance_;
-  s->monitor_residual_ = monitor_residual_;
-  s->store_res_history_ = store_res_history_;
+  copy_loop_settings(*s);
   s->setup(std::move(At));
   return s;
+}
+
+template <class T>
+void Solver<T>::copy_loop_settings(Solver<T>& to) const {
+  to.max_iters_ = max_iters_;
+  to.tolerance_ = tolerance_;
+  to.alt_rel_tolerance_ = alt_rel_tolerance_;
+  to.rel_div_tolerance_ = rel_div_tolerance_;
+  to.convergence_ = convergence_;
+  to.norm_ = norm_;
+  to.monitor_residual_ = monitor_residual_;
+  to.store_res_history_ = store_res_history_;
+  to.obtain_timings_ = obtain_timings_;
 }
 
 template class Solver<float>;

@@ -108,6 +108,10 @@ class Solver {
   StoppingRule stopping_rule() const;
 
  protected:
+  // Gives `to` this solver's loop settings (iteration limit, stopping rule,
+  // norm, monitoring, history, timings): a transposed solver built by
+  // make_transposed runs its loop as this one does, setters included.
+  void copy_loop_settings(Solver<T>& to) const;
   virtual void solver_setup(bool reuse_structure) = 0;
   virtual void solve_init(const T* /*b*/, T* /*x*/, bool /*x_is_zero*/) {}
   virtual IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) = 0;

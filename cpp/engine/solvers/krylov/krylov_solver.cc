@@ -78,10 +78,7 @@ std::unique_ptr<Solver<T>> KrylovSolver<T>::make_transposed(
   if (k == nullptr) return Solver<T>::make_transposed(std::move(At));
   // The settings may have been changed after construction (set_max_iters,
   // or cleared in the config for a default-scope solver): copy them.
-  k->max_iters_ = max_iters_;
-  k->tolerance_ = this->tolerance_;
-  k->monitor_residual_ = monitor_residual_;
-  k->store_res_history_ = this->store_res_history_;
+  this->copy_loop_settings(*k);
   if (preconditioned_) {
     k->precond_created_ = true;
     if (precond_) {
