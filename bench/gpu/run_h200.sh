@@ -9,6 +9,8 @@
 #   SKIP_PYTEST=1 ...                          # without tests/gpu
 #   MPI=1 SKIP_BENCH=1 bash bench/gpu/run_h200.sh   # also jaxamg._mpi and tests/mpi
 #                                                  # on 2 ranks sharing the GPU
+#   MPI=1 SHARDED=1 SKIP_MPI_PYTEST=1 ...          # tests/sharded only: 2 JAX processes
+#                                                  # sharing the GPU (needs MPI=1)
 #
 # The machine has no network: nlohmann-json and GoogleTest come from .devdeps
 # (an ignored folder carried with the call: .devdeps/include/nlohmann,
@@ -55,14 +57,28 @@ if [ -z "${SKIP_PYTEST:-}" ]; then
   echo "pytest rc=$?"; tail -25 "$OUT/pytest.log"
 fi
 
-if [ -n "${MPI:-}" ]; then
+if [ -n "${MPI:-}" ] && [ -z "${SKIP_MPI_PYTEST:-}" ]; then
   # Two JAX processes sharing the one GPU: no preallocated pools.
   echo "== tests/mpi on 2 ranks with GPU arrays"
   XLA_PYTHON_CLIENT_PREALLOCATE=false OMP_NUM_THREADS=4 \
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     timeout 400 mpirun --oversubscribe -n 2 -x PYTHONPATH -x XLA_PYTHON_CLIENT_PREALLOCATE \
-    "$PY" -m pytest -q -p no:cacheprovider tests/mpi > "$OUT/pytest_mpi.log" 2>&1
+    "$PY" -m pytest -q -p no:cacheprovider --color=no tests/mpi > "$OUT/pytest_mpi.log" 2>&1
   echo "mpi pytest rc=$?"; tail -15 "$OUT/pytest_mpi.log"
+fi
+if [ -n "${MPI:-}" ] && [ -n "${SHARDED:-}" ]; then
+  echo "== tests/sharded on 2 JAX processes with GPU arrays"
+  # With one GPU both processes must use device 0 (JAXAMG_TEST_LOCAL_DEVICE).
+  # Then the solves (MPI inside the engine) run, but XLA's own cross-process
+  # collectives (a jnp.sum of a global array) fail: NCCL refuses two ranks on
+  # one GPU ("Duplicate GPU detected"). The full suite needs a GPU per process.
+  PIN=()
+  if [ "$(nvidia-smi -L | wc -l)" -lt 2 ]; then PIN=(-x JAXAMG_TEST_LOCAL_DEVICE=0); fi
+  XLA_PYTHON_CLIENT_PREALLOCATE=false OMP_NUM_THREADS=4 \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    timeout 400 mpirun --oversubscribe -n 2 -x PYTHONPATH -x XLA_PYTHON_CLIENT_PREALLOCATE \
+    "${PIN[@]}" "$PY" -m pytest -p no:cacheprovider --color=no -rs tests/sharded > "$OUT/pytest_sharded.log" 2>&1
+  echo "sharded pytest rc=$?"; tail -15 "$OUT/pytest_sharded.log"
 fi
 
 if [ -z "${SKIP_BENCH:-}" ]; then

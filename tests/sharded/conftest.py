@@ -39,7 +39,15 @@ else:
 
     import jaxamg  # noqa: F401
 
-    jax.distributed.initialize(cluster_detection_method="mpi4py")
+    # JAXAMG_TEST_LOCAL_DEVICE pins every process to one local device: the
+    # way to run this suite with several processes sharing one GPU, where
+    # JAX's default (device number = local rank) names devices that are not
+    # there.
+    pinned = os.environ.get("JAXAMG_TEST_LOCAL_DEVICE")
+    jax.distributed.initialize(
+        cluster_detection_method="mpi4py",
+        local_device_ids=[int(pinned)] if pinned else None,
+    )
     jax.config.update("jax_enable_x64", True)
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "mpi"))
 
@@ -47,6 +55,13 @@ else:
 # collective another rank never reached): the rank prints every thread's stack
 # and exits, which makes mpirun stop all ranks and fail.
 HANG_SECONDS = float(os.environ.get("JAXAMG_MPI_TEST_TIMEOUT", "240"))
+
+
+def pytest_report_header(config):
+    if ACTIVE:
+        devices = jax.local_devices()
+        return f"jax {jax.__version__}, local devices {[str(d) for d in devices]}"
+    return None
 
 
 @pytest.fixture(autouse=True)
