@@ -279,9 +279,9 @@ CASES = [
     ),
     Case(
         "config-unimplemented-solver",
-        lambda: solve(A, B, solver="KACZMARZ"),
-        NotImplementedError,
-        ("'KACZMARZ'", "does not implement", "use one of"),
+        lambda: solve(A, B, solver="CF_JACOBI"),
+        jaxamg.ConfigError,
+        ("'CF_JACOBI'", "does not implement", "use BLOCK_JACOBI"),
     ),
     Case(
         "config-solver-number",

@@ -376,20 +376,17 @@ def test_config_errors_are_jaxamg_config_errors():
         _engine.EngineSolver(unknown, "float64").setup(indptr, indices, data)
 
 
-def test_unimplemented_amgx_solver_is_not_implemented_error():
-    amgx_names = ["KACZMARZ", "FIXCOLOR_GS", "KPZ_POLYNOMIAL", "POLYNOMIAL", "CF_JACOBI"]
-    missing = [n for n in amgx_names if n not in _engine.implemented_solvers()]
-    if not missing:
-        pytest.skip("every AmgX solver name is implemented")
-    indptr, indices, data = small_system()
-    config = json.dumps({"solver": {"scope": "main", "solver": missing[0]}})
-    s = _engine.EngineSolver(config, "float64")
-    with pytest.raises(NotImplementedError) as e:
-        s.setup(indptr, indices, data)
+@pytest.mark.parametrize("name", ["CF_JACOBI", "FIXCOLOR_GS"])
+def test_unimplemented_amgx_solver_is_a_config_error_naming_the_nearest(name):
+    assert name not in _engine.implemented_solvers()
+    config = json.dumps({"solver": {"scope": "main", "solver": name}})
+    with pytest.raises(jaxamg.ConfigError) as e:
+        _engine.EngineSolver(config, "float64")
     assert str(e.value).startswith(
-        f"solver '{missing[0]}' (scope 'main') is an AmgX solver that jaxamg does not implement; "
-        "use one of: "
+        f"solver '{name}' for 'solver' (scope 'default') is an AmgX solver that jaxamg does not "
+        "implement: "
     )
+    assert "use MULTICOLOR_GS" in str(e.value) or "use BLOCK_JACOBI" in str(e.value)
 
 
 def test_setup_errors_become_runtime_errors():

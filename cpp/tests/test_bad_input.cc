@@ -293,10 +293,19 @@ TEST(BadInput, UnknownSolver) {
             "'PCGF'? valid AmgX solvers: " + valid);
 }
 
-TEST(BadInput, NotImplementedSolver) {
-  EXPECT_EQ(setup_error<NotSupported>(R"({"solver": "KACZMARZ"})", tridiag3()),
-            "solver 'KACZMARZ' (scope 'default') is an AmgX solver that jaxamg does not "
-            "implement; use one of: " + implemented_solver_names<double>());
+TEST(BadInput, NotImplementedSolverNamesTheNearestChoice) {
+  EXPECT_EQ(error_of<ConfigError>([] { LinearSolver<double> s(R"({"solver": "FIXCOLOR_GS"})"); }),
+            "solver 'FIXCOLOR_GS' for 'solver' (scope 'default') is an AmgX solver that jaxamg "
+            "does not implement: AmgX does not expose it (its multicolour Gauss-Seidel with the "
+            "colours fixed at 8, device only); use MULTICOLOR_GS");
+}
+
+TEST(BadInput, IluFillLevelAboveZeroNamesTheNearestChoice) {
+  EXPECT_EQ(setup_error<ConfigError>(
+                R"({"solver": {"solver": "MULTICOLOR_ILU", "scope": "s", "ilu_sparsity_level": 1}})",
+                tridiag3()),
+            "MULTICOLOR_ILU: ilu_sparsity_level = 1 in scope 's' is not implemented; only ILU(0) "
+            "is. Set ilu_sparsity_level to 0 (the nearest) or use MULTICOLOR_DILU");
 }
 
 TEST(BadInput, UnknownParameter) {

@@ -431,8 +431,12 @@ TEST(ClassicalConfig, RejectsAggregationSelectors) {
                ConfigError);
   EXPECT_THROW(make_coarsening<double>(amg_config(R"(, "strength": "AFFINITY")"), "amg", 0),
                NotSupported);
-  EXPECT_THROW(make_coarsening<double>(amg_config(R"(, "selector": "CR")"), "amg", 0),
-               NotSupported);
+  try {
+    make_coarsening<double>(amg_config(R"(, "selector": "CR")"), "amg", 0);
+    ADD_FAILURE() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("use PMIS (the nearest)"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

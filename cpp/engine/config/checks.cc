@@ -112,7 +112,13 @@ const ParamSpec& require_param(const std::string& name, const std::string& scope
 void check_solver_name(const std::string& key, const std::string& scope,
                        const std::string& solver) {
   const std::vector<std::string>& names = amgx_solver_names();
-  if (std::find(names.begin(), names.end(), solver) != names.end()) return;
+  if (std::find(names.begin(), names.end(), solver) != names.end()) {
+    if (const char* advice = refused_amgx_solver(solver)) {
+      throw ConfigError("solver '" + solver + "' for '" + key + "' (scope '" + scope +
+                        "') is an AmgX solver that jaxamg does not implement: " + advice);
+    }
+    return;
+  }
   std::string hint;
   if (solver == "JACOBI" || solver == "JACOBI_NO_CUSP") {
     hint = " '" + solver + "' is the version-1 name of 'BLOCK_JACOBI';";

@@ -138,6 +138,19 @@ const std::vector<std::string>& amgx_solver_names() {
   return names;
 }
 
+const char* refused_amgx_solver(const std::string& name) {
+  if (name == "CF_JACOBI") {
+    return "it relaxes the C and then the F points of a classical AMG level, and AmgX's own "
+           "host version is plain weighted Jacobi; use BLOCK_JACOBI (the same sweep on every "
+           "point) or JACOBI_L1";
+  }
+  if (name == "FIXCOLOR_GS") {
+    return "AmgX does not expose it (its multicolour Gauss-Seidel with the colours fixed at 8, "
+           "device only); use MULTICOLOR_GS";
+  }
+  return nullptr;
+}
+
 bool default_scope_only(const std::string& name) {
   for (const char* n : {"determinism_flag", "block_format", "separation_interior",
                         "separation_exterior", "min_rows_latency_hiding",

@@ -25,6 +25,9 @@ std::string join_allowed(const ParamSpec& spec);
 // solver-typed keys accept exactly these (eig_solver names an eigensolver
 // and is not checked).
 const std::vector<std::string>& amgx_solver_names();
+// For an AmgX solver name that jaxamg does not implement: why, and the
+// nearest choice it does implement; nullptr for any other name.
+const char* refused_amgx_solver(const std::string& name);
 // Parameters that AmgX accepts only in the "default" (top-level) scope.
 bool default_scope_only(const std::string& name);
 

@@ -1,19 +1,11 @@
 #include "solvers/factory.h"
 
+#include "config/registry.h"
 #include "core/error.h"
 
 namespace jaxamg {
 
 namespace {
-
-// Every solver name AmgX registers (core.cu), so that a known-but-missing
-// name gets "not implemented" rather than "unknown".
-const char* const kAmgxSolverNames[] = {
-    "AMG",         "CG",           "PCG",          "PCGF",         "BICGSTAB",
-    "PBICGSTAB",   "GMRES",        "FGMRES",       "IDR",          "IDRMSYNC",
-    "CHEBYSHEV",   "CHEBYSHEV_POLY", "POLYNOMIAL", "KPZ_POLYNOMIAL", "BLOCK_JACOBI",
-    "JACOBI_L1",   "CF_JACOBI",    "GS",           "FIXCOLOR_GS",  "MULTICOLOR_GS",
-    "MULTICOLOR_DILU", "MULTICOLOR_ILU", "KACZMARZ", "DENSE_LU_SOLVER", "NOSOLVER"};
 
 template <class T>
 const SolverRegistry<T>& registry() {
@@ -45,12 +37,11 @@ std::unique_ptr<Solver<T>> create_solver(SolverContext& ctx, const SolverRef& re
   const auto& reg = registry<T>();
   auto it = reg.find(ref.name);
   if (it != reg.end()) return it->second(ctx, ref.scope);
-  for (const char* known : kAmgxSolverNames) {
-    if (ref.name == known) {
-      throw NotSupported("solver '" + ref.name + "' (scope '" + ref.scope +
-                         "') is an AmgX solver that jaxamg does not implement; use one of: " +
-                         implemented_solver_names<T>());
-    }
+  // The config checks refuse these names first; a solver tree built without
+  // them (C++ callers) gets the same message here.
+  if (const char* advice = refused_amgx_solver(ref.name)) {
+    throw ConfigError("solver '" + ref.name + "' (scope '" + ref.scope +
+                      "') is an AmgX solver that jaxamg does not implement: " + advice);
   }
   throw ConfigError("unknown solver '" + ref.name + "' (scope '" + ref.scope +
                     "'); valid: " + implemented_solver_names<T>());

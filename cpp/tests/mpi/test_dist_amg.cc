@@ -48,11 +48,14 @@ void expect_close_to_serial(const CsrMatrix<double>& A, const std::string& cfg, 
 const std::string kJacobiL1 = R"({"solver": "JACOBI_L1", "scope": "jac"})";
 const std::string kCheby = R"({"solver": "CHEBYSHEV", "scope": "cheb", "chebyshev_polynomial_order": 2,
     "preconditioner": {"solver": "JACOBI_L1", "scope": "cj"}})";
+const std::string kPolynomial = R"({"solver": "POLYNOMIAL", "scope": "poly", "kpz_order": 3})";
 
 TEST(DistAmg, PcgAggregationOnPoissonMatchesSerial) {
   expect_close_to_serial(testing::poisson2d<double>(40), amg_config("PCG", kJacobiL1), "PCG+AMG(JACOBI_L1) 2D");
   expect_close_to_serial(testing::poisson3d<double>(12), amg_config("PCG", kCheby, "SIZE_8"),
                          "PCG+AMG(CHEBYSHEV) 3D");
+  expect_close_to_serial(testing::poisson2d<double>(40), amg_config("PCG", kPolynomial),
+                         "PCG+AMG(POLYNOMIAL) 2D");
 }
 
 TEST(DistAmg, NonsymmetricAndTransposedSolvesMatchSerial) {

@@ -38,6 +38,15 @@ Selector parse_selector(const std::string& name, const std::string& key, const s
        << kValidSelectors << ", or set algorithm to AGGREGATION";
     throw ConfigError(os.str());
   }
+  if (name == "CR") {
+    // AmgX's compatible-relaxation selector runs only on its device, scalar
+    // systems; PMIS is the independent-set selector closest to its result.
+    os << key << " 'CR' (scope '" << scope
+       << "'), AmgX's compatible-relaxation selector, is not implemented; use PMIS (the "
+          "nearest), or one of "
+       << kValidSelectors;
+    throw ConfigError(os.str());
+  }
   os << key << " '" << name << "' (scope '" << scope
      << "') is not implemented for algorithm CLASSICAL; use " << kValidSelectors;
   throw NotSupported(os.str());

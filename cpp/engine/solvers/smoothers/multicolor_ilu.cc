@@ -15,9 +15,9 @@ MulticolorILUSolver<T>::MulticolorILUSolver(SolverContext& ctx, const std::strin
                                                         "MULTICOLOR_ILU", scope));
   const int level = this->param_int("ilu_sparsity_level");
   if (level != 0) {
-    throw NotSupported("MULTICOLOR_ILU: ilu_sparsity_level = " + std::to_string(level) +
-                       " in scope '" + scope + "' is not implemented; only ILU(0) is. Set "
-                       "ilu_sparsity_level to 0 or use MULTICOLOR_DILU");
+    throw ConfigError("MULTICOLOR_ILU: ilu_sparsity_level = " + std::to_string(level) +
+                      " in scope '" + scope + "' is not implemented; only ILU(0) is. Set "
+                      "ilu_sparsity_level to 0 (the nearest) or use MULTICOLOR_DILU");
   }
 }
 

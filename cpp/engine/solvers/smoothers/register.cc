@@ -4,6 +4,8 @@
 #include "solvers/smoothers/chebyshev.h"
 #include "solvers/smoothers/gauss_seidel.h"
 #include "solvers/smoothers/jacobi_l1.h"
+#include "solvers/smoothers/kaczmarz.h"
+#include "solvers/smoothers/kpz_polynomial.h"
 #include "solvers/smoothers/multicolor_dilu.h"
 #include "solvers/smoothers/multicolor_gs.h"
 #include "solvers/smoothers/multicolor_ilu.h"
@@ -28,6 +30,16 @@ std::unique_ptr<Solver<T>> make_chebyshev_poly(SolverContext& ctx, const std::st
   return std::make_unique<ChebyshevSolver<T>>(ctx, scope, true);
 }
 
+template <class T>
+std::unique_ptr<Solver<T>> make_kpz_polynomial(SolverContext& ctx, const std::string& scope) {
+  return std::make_unique<KpzPolynomialSolver<T>>(ctx, scope, false);
+}
+
+template <class T>
+std::unique_ptr<Solver<T>> make_polynomial(SolverContext& ctx, const std::string& scope) {
+  return std::make_unique<KpzPolynomialSolver<T>>(ctx, scope, true);
+}
+
 }  // namespace
 
 template <class T>
@@ -39,8 +51,11 @@ void register_smoothers(SolverRegistry<T>& registry) {
   registry["MULTICOLOR_GS"] = &make<MulticolorGSSolver<T>, T>;
   registry["MULTICOLOR_DILU"] = &make<MulticolorDILUSolver<T>, T>;
   registry["MULTICOLOR_ILU"] = &make<MulticolorILUSolver<T>, T>;
+  registry["KACZMARZ"] = &make<KaczmarzSolver<T>, T>;
   registry["CHEBYSHEV"] = &make_chebyshev<T>;
   registry["CHEBYSHEV_POLY"] = &make_chebyshev_poly<T>;
+  registry["KPZ_POLYNOMIAL"] = &make_kpz_polynomial<T>;
+  registry["POLYNOMIAL"] = &make_polynomial<T>;
 }
 
 template void register_smoothers<float>(SolverRegistry<float>&);
