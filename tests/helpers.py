@@ -41,6 +41,19 @@ def poisson2d(m: int) -> sp.csr_array:
     return sp.csr_array(sp.kron(T, identity) + sp.kron(identity, T)).sorted_indices()
 
 
+def weighted_poisson2d(m: int, symmetric: bool, rng: np.random.Generator) -> sp.csr_matrix:
+    """2D Poisson on m x m with random diagonal weights (SPD), plus a random
+    convection term when nonsymmetric (still diagonally dominant)."""
+    t = sp.diags([-np.ones(m - 1), 2 * np.ones(m), -np.ones(m - 1)], [-1, 0, 1])
+    A = sp.kronsum(t, t).tocsr() + sp.diags(rng.uniform(0.05, 0.5, m * m))
+    if not symmetric:
+        c = sp.diags([-np.ones(m - 1), np.ones(m - 1)], [-1, 1])
+        A = A + 0.4 * sp.kron(sp.identity(m), c) * rng.uniform(0.5, 1.0)
+    A = sp.csr_matrix(A)
+    A.sort_indices()
+    return A
+
+
 def krylov_config(solver: str, tolerance: float, *, max_iters: int = 1000, **extra) -> str:
     """A nested config: `solver` preconditioned by one block-Jacobi sweep."""
     main = {

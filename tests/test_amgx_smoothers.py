@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from helpers import weighted_poisson2d
 
 import jaxamg
 
@@ -15,18 +16,9 @@ jax.config.update("jax_enable_x64", True)
 
 
 def _system(symmetric: bool, seed: int):
-    """2D Poisson (20x20) with random diagonal weights, plus a random
-    convection term when nonsymmetric."""
     rng = np.random.default_rng(seed)
-    m = 20
-    t = sp.diags([-np.ones(m - 1), 2 * np.ones(m), -np.ones(m - 1)], [-1, 0, 1])
-    A = sp.kronsum(t, t).tocsr() + sp.diags(rng.uniform(0.05, 0.5, m * m))
-    if not symmetric:
-        c = sp.diags([-np.ones(m - 1), np.ones(m - 1)], [-1, 1])
-        A = A + 0.5 * rng.uniform(0.5, 1.0) * sp.kron(sp.identity(m), c)
-    A = sp.csr_matrix(A)
-    A.sort_indices()
-    return A, rng.standard_normal((3, m * m))
+    A = weighted_poisson2d(20, symmetric, rng)
+    return A, rng.standard_normal((3, A.shape[0]))
 
 
 def _config(outer: str, smoother: dict) -> dict:

@@ -8,8 +8,8 @@ from importlib import resources
 import jax
 import numpy as np
 import pytest
-import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from helpers import weighted_poisson2d
 
 import jaxamg
 from jaxamg import config as jconfig
@@ -66,18 +66,9 @@ def test_load_ignores_case_and_suffix_and_returns_a_fresh_copy():
 
 
 def _random_system(symmetric: bool, seed: int):
-    """2D Poisson on 24x24 with random diagonal weights (SPD), or with a random
-    convection term (nonsymmetric, diagonally dominant)."""
     rng = np.random.default_rng(seed)
-    m = 24
-    t = sp.diags([-np.ones(m - 1), 2 * np.ones(m), -np.ones(m - 1)], [-1, 0, 1])
-    A = sp.kronsum(t, t).tocsr() + sp.diags(rng.uniform(0.05, 0.5, m * m))
-    if not symmetric:
-        c = sp.diags([-np.ones(m - 1), np.ones(m - 1)], [-1, 1])
-        A = A + 0.4 * sp.kron(sp.identity(m), c) * rng.uniform(0.5, 1.0)
-    A = sp.csr_matrix(A)
-    A.sort_indices()
-    return A, rng.standard_normal(m * m)
+    A = weighted_poisson2d(24, symmetric, rng)
+    return A, rng.standard_normal(A.shape[0])
 
 
 @pytest.mark.parametrize("name", STOCK + TUNED)
