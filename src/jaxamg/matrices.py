@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._core.suitesparse import download_suitesparse_matrix
 from .mpi_utils import get_partition_info, partition_operator
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "tridiagonal_operator_distributed",
     "poisson_operator_distributed",
     "poisson3d_operator_distributed",
+    "download_suitesparse_matrix",
 ]
 
 
