@@ -284,6 +284,19 @@ CASES = [
         ("'CF_JACOBI'", "does not implement", "use BLOCK_JACOBI"),
     ),
     Case(
+        "config-error-found-at-setup",  # raised inside the native call, same type
+        lambda: solve(
+            A,
+            B,
+            config={
+                "solver": "PCG",
+                "preconditioner": {"solver": "MULTICOLOR_ILU", "ilu_sparsity_level": 1},
+            },
+        ),
+        jaxamg.ConfigError,
+        ("ilu_sparsity_level = 1", "not implemented", "MULTICOLOR_DILU"),
+    ),
+    Case(
         "config-solver-number",
         lambda: solve(A, B, config={"solver": 5}),
         jaxamg.ConfigError,

@@ -23,5 +23,7 @@ def to_runtime_error(e: Exception) -> Exception:
     ):
         if prefix in text:
             message = text.split(prefix, 1)[1].split("\n")[0]
+            if kind is ValueError and message.startswith("config: "):
+                kind = ConfigError  # the engine marks its config errors so
             return kind(f"jaxamg.solve: {message}")
     return RuntimeError(f"jaxamg.solve: {text}")
