@@ -212,7 +212,7 @@ def _inherited_tags(lx: Any, operator: Any) -> frozenset:
     return frozenset(tags)
 
 
-def _vector_structure(structure: Any, which: str):
+def _vector_structure(structure: Any, which: str, where: str):
     import jax
 
     leaves = jax.tree_util.tree_leaves(structure)
@@ -222,14 +222,14 @@ def _vector_structure(structure: Any, which: str):
         or len(structure.shape) != 1
     ):
         raise ValueError(
-            f"`make_lineax_preconditioner`: the operator's {which} structure must be one 1-D "
+            f"`{where}`: the operator's {which} structure must be one 1-D "
             f"vector, got {structure}; wrap the operator so that it maps a flat vector to a "
             "flat vector (e.g. with jax.flatten_util.ravel_pytree)."
         )
     return structure
 
 
-def _operator_matrix(lx: Any, operator: Any, n: int, dtype: Any):
+def _operator_matrix(lx: Any, operator: Any, n: int, dtype: Any, where: str):
     """The matrix `solve` receives for a lineax operator."""
     import jax.numpy as jnp
     import numpy as np
@@ -260,7 +260,31 @@ def _operator_matrix(lx: Any, operator: Any, n: int, dtype: Any):
     # operator application per colour; never through as_matrix(), which
     # would apply the operator n times and store n^2 entries.
     sparsity.cache_coloring(fn, n)
-    return sparsity.materialize_operator(fn, n, where="make_lineax_preconditioner")
+    return sparsity.materialize_operator(fn, n, where=where)
+
+
+def lineax_operator_matrix(lx: Any, operator: Any, where: str):
+    """``(A, structure)`` for a square lineax operator on one 1-D vector: the
+    sparse matrix (or, for traced matrix values, the dense one) that
+    :func:`jaxamg.solve` receives, and the vector structure. Raises naming
+    `where` for anything else."""
+    if not isinstance(operator, lx.AbstractLinearOperator):
+        raise TypeError(
+            f"`{where}`: `operator` must be a lineax.AbstractLinearOperator, "
+            f"got {type(operator).__name__}; wrap a matrix as lineax.MatrixLinearOperator(A), or "
+            "use jaxamg.preconditioners.make_preconditioner(A) for JAX's solvers."
+        )
+    in_struct = _vector_structure(operator.in_structure(), "input", where)
+    out_struct = _vector_structure(operator.out_structure(), "output", where)
+    if in_struct.shape != out_struct.shape:
+        raise ValueError(
+            f"`{where}`: the operator must be square (an AMG solve approximates its "
+            f"inverse), got input shape {in_struct.shape} and output shape "
+            f"{out_struct.shape}; precondition or solve a square system such as the normal "
+            "equations."
+        )
+    n = in_struct.shape[0]
+    return _operator_matrix(lx, operator, n, in_struct.dtype, where), in_struct
 
 
 def make_lineax_preconditioner(
@@ -301,22 +325,7 @@ def make_lineax_preconditioner(
             "`make_lineax_preconditioner` needs lineax; install it with `pip install lineax` "
             "(or the `dev` extra of jaxamg)."
         ) from e
-    if not isinstance(operator, lx.AbstractLinearOperator):
-        raise TypeError(
-            "`make_lineax_preconditioner`: `operator` must be a lineax.AbstractLinearOperator, "
-            f"got {type(operator).__name__}; wrap a matrix as lineax.MatrixLinearOperator(A), or "
-            "use jaxamg.preconditioners.make_preconditioner(A) for JAX's solvers."
-        )
-    in_struct = _vector_structure(operator.in_structure(), "input")
-    out_struct = _vector_structure(operator.out_structure(), "output")
-    if in_struct.shape != out_struct.shape:
-        raise ValueError(
-            "`make_lineax_preconditioner`: the operator must be square (the preconditioner "
-            f"approximates its inverse), got input shape {in_struct.shape} and output shape "
-            f"{out_struct.shape}; precondition a square system such as the normal equations."
-        )
-    n = in_struct.shape[0]
-    A = _operator_matrix(lx, operator, n, in_struct.dtype)
+    A, in_struct = lineax_operator_matrix(lx, operator, "make_lineax_preconditioner")
     apply = make_preconditioner(
         A,
         config,
@@ -332,4 +341,4 @@ def make_lineax_preconditioner(
     def fn(r):
         return apply(r).astype(in_struct.dtype)
 
-    return lx.FunctionLinearOperator(fn, out_struct, tags=tags)
+    return lx.FunctionLinearOperator(fn, in_struct, tags=tags)
