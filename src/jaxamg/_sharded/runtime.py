@@ -43,8 +43,8 @@ def _local_problem(comm: Any, where: str) -> Exception | None:
 
     if not (hasattr(jax, "shard_map") and hasattr(jax, "set_mesh")):
         return RuntimeError(
-            f"`{where}` needs JAX >= 0.9 (jax.shard_map and jax.set_mesh); this is JAX "
-            f"{jax.__version__}. Upgrade JAX."
+            f"`{where}` needs JAX >= 0.10 (jaxamg's minimum, with jax.shard_map and "
+            f"jax.set_mesh); this is JAX {jax.__version__}. Upgrade JAX."
         )
     size, rank = comm.Get_size(), comm.Get_rank()
     if jax.process_count() == 1 and size > 1:
