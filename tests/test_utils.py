@@ -239,13 +239,18 @@ def test_format_amgx_stats_writes_what_solve_writes(tmp_path, rng, x64, monkeypa
         "max_iters": 100,
     }
     written = tmp_path / "solve.txt"
-    jaxamg.clear_solver_cache()  # both solves set up afresh (a reuse prints no grid)
-    _, info = jaxamg.solve(M, b, config=config, save_stats_file=written)
-    # The same solve again, the engine's raw text taken where solve writes it.
+    jaxamg.clear_solver_cache()  # a fresh setup (a reuse prints no grid)
+    # One solve: the engine's raw text is taken where solve writes the file.
+    # (Two solves would differ in the memory column.)
     raw = []
-    jaxamg.clear_solver_cache()
-    monkeypatch.setattr(single, "write_stats_file", lambda text, path, rank=None: raw.append(text))
-    jaxamg.solve(M, b, config=config, save_stats_file=tmp_path / "unused.txt")
+    write = single.write_stats_file
+
+    def record_and_write(text, path, rank=None):
+        raw.append(text)
+        write(text, path, rank)
+
+    monkeypatch.setattr(single, "write_stats_file", record_and_write)
+    _, info = jaxamg.solve(M, b, config=config, save_stats_file=written)
     monkeypatch.undo()
     ours = tmp_path / "utils.txt"
     utils.format_amgx_stats(raw[0], ours)
@@ -282,3 +287,33 @@ def test_utils_is_a_public_submodule():
         "temp_enable_x64",
         "ensure_int64_array",
     }
+
+
+def test_stats_file_without_amg_has_no_grid_and_one_table_per_file(tmp_path, x64):
+    A = sp.csr_matrix(sp.diags([-1.0, 2.5, -1.0], [-1, 0, 1], shape=(200, 200)))
+    b = np.ones(200)
+    plain = tmp_path / "plain.txt"
+    _, info = jaxamg.solve(A, b, solver="PCG", preconditioner="BLOCK_JACOBI", save_stats_file=plain)
+    text = plain.read_text()
+    assert "AMG GRID STATISTICS" not in text and "AMG Grid" not in text
+    grid, iters = parse_stats(text)
+    assert grid == [] and len(iters) == info["iterations"] + 1
+
+    # Inner AMG printing its own tables: the file keeps the outer one only.
+    nested = tmp_path / "nested.txt"
+    config = {
+        "solver": "FGMRES",
+        "tolerance": 1e-8,
+        "preconditioner": {
+            "solver": "AMG",
+            "max_iters": 2,
+            "print_solve_stats": 1,
+            "monitor_residual": 1,
+        },
+    }
+    _, info = jaxamg.solve(A, b, config=config, save_stats_file=nested)
+    text = nested.read_text()
+    assert text.count("Total Iterations:") == 1
+    assert f"Total Iterations: {info['iterations']}" in text
+    grid, iters = parse_stats(text)
+    assert grid and len(iters) == info["iterations"] + 1

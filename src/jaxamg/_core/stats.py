@@ -1,5 +1,6 @@
 """The statistics file written by ``save_stats_file``: the engine's
-AmgX-layout grid table and iteration table under two headings."""
+AmgX-layout grid table and the outer solver's iteration table under two
+headings, as JAX-AMG writes them (no grid heading without an AMG grid)."""
 
 from __future__ import annotations
 
@@ -44,16 +45,35 @@ def split_stats(text: str) -> tuple[str, str]:
     return "\n".join(grid).strip("\n"), "\n".join(iterations).strip("\n")
 
 
+def _outer_table(iterations: str) -> str:
+    """The outer solver's table: a solver tree whose inner solvers print
+    their own tables (print_solve_stats in their scopes) prints them during
+    the outer solve, so the outer table comes last. A file in JAX-AMG's
+    layout holds one table."""
+    lines = iterations.splitlines()
+    headers = [i for i, line in enumerate(lines) if _is_table_header(line)]
+    if len(headers) < 2:
+        return iterations
+    return "\n".join(lines[headers[-1] :])
+
+
+def _is_table_header(line: str) -> bool:
+    words = line.split()
+    return bool(words) and words[0] == "iter" and "residual" in words
+
+
 def format_stats(text: str) -> str:
+    """JAX-AMG's statistics-file layout: the grid section (only when an AMG
+    hierarchy printed its grid) and the outer solver's iteration table, each
+    under a =-underlined heading."""
     grid, iterations = split_stats(text)
-    parts = [
-        "AMG GRID STATISTICS",
-        "===================",
-        grid or "(no AMG hierarchy in this solver)",
-        "",
+    parts = []
+    if grid:
+        parts += ["AMG GRID STATISTICS", "===================", grid, ""]
+    parts += [
         "SOLVER ITERATIONS",
         "=================",
-        iterations or "(no iteration statistics)",
+        _outer_table(iterations) or "(no iteration statistics)",
         "",
     ]
     return "\n".join(parts)
