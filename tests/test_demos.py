@@ -120,3 +120,28 @@ def test_demo_runs_as_a_script(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "n = 64" in done.stdout and done.stdout.rstrip().endswith("OK")
+
+
+def test_tridiagonal_operator_optimization(monkeypatch, capsys):
+    out = run_demo("tridiagonal_operator_optimization", monkeypatch, capsys)
+    assert abs(numbers(r"recovered diagonal value: ([0-9.e+-]+)", out)[0] - 4.0) < 1e-4
+
+
+def test_large_3d_poisson_problem(monkeypatch, capsys):
+    out = run_demo("large_3d_poisson_problem", monkeypatch, capsys)
+    assert "16^3 Poisson: 4,096 unknowns, 27,136 nonzeros" in out  # 7 n^3 - 6 n^2
+    assert max(numbers(r"true relative residual ([0-9.e+-]+)", out)) < 1e-7
+    iterations = numbers(r"s, (\d+) iterations", out)
+    assert len(iterations) == 2 and iterations[0] == iterations[1]
+
+
+def test_large_random_matrix(monkeypatch, capsys):
+    out = run_demo("large_random_matrix", monkeypatch, capsys)
+    assert numbers(r"true relative residual ([0-9.e+-]+)", out)[0] < 1e-8
+    assert numbers(r"direct solve: ([0-9.e+-]+)", out)[0] < 1e-7
+
+
+def test_solver_cache_benchmark(monkeypatch, capsys):
+    out = run_demo("solver_cache_benchmark", monkeypatch, capsys)
+    assert numbers(r"max \|x_cold - x_warm\| / max \|x\| = ([0-9.e+-]+)", out)[0] < 1e-12
+    assert numbers(r"speedup from the cache: ([0-9.]+)x", out)[0] > 0  # reported, not timed here
