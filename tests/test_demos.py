@@ -145,3 +145,13 @@ def test_solver_cache_benchmark(monkeypatch, capsys):
     out = run_demo("solver_cache_benchmark", monkeypatch, capsys)
     assert numbers(r"max \|x_cold - x_warm\| / max \|x\| = ([0-9.e+-]+)", out)[0] < 1e-12
     assert numbers(r"speedup from the cache: ([0-9.]+)x", out)[0] > 0  # reported, not timed here
+
+
+def test_jax_sparse_solver_comparison(monkeypatch, capsys, tmp_path):
+    plot = tmp_path / "comparison.png"
+    out = run_demo("jax_sparse_solver_comparison", monkeypatch, capsys, "--plot", str(plot))
+    errors = numbers(r"(?m)^(?:jaxamg|jax\.scipy|sparse) .* ([0-9.]+e[+-]\d+)$", out)
+    assert len(errors) == 5 and max(errors) < 1e-5
+    assert numbers(r"relative difference ([0-9.e+-]+)", out)[0] < 1e-5
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert f"plot written to {plot}" in out
