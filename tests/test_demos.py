@@ -155,3 +155,11 @@ def test_jax_sparse_solver_comparison(monkeypatch, capsys, tmp_path):
     assert numbers(r"relative difference ([0-9.e+-]+)", out)[0] < 1e-5
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert f"plot written to {plot}" in out
+
+
+def test_large_3d_poisson_optimization(monkeypatch, capsys):
+    out = run_demo("large_3d_poisson_optimization", monkeypatch, capsys)
+    assert abs(numbers(r"theta ([0-9.]+) \(true 2.0\)", out)[0] - 2.0) < 1e-6
+    gradient = numbers(r"gradient ([0-9.e+-]+), exact", out)[0]
+    exact = numbers(r"exact ([0-9.e+-]+)", out)[0]
+    assert abs(gradient - exact) < 1e-5
