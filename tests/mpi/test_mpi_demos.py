@@ -58,3 +58,9 @@ def test_mpi_nonsymmetric_matrix_autodiff(comm, monkeypatch, capsys):
     out = run_demo(comm, "mpi_nonsymmetric_matrix_autodiff", monkeypatch, capsys)
     diffs = rank0_numbers(comm, r"relative difference to one process ([0-9.e+-]+)", out)
     assert len(diffs) == 2 and max(diffs) < 1e-8
+
+
+def test_mpi_preconditioned_solver(comm, monkeypatch, capsys):
+    out = run_demo(comm, "mpi_preconditioned_solver", monkeypatch, capsys)
+    errors = rank0_numbers(comm, r"direct solve ([0-9.e+-]+)", out)
+    assert len(errors) == 2 and max(errors) < 1e-7
