@@ -271,3 +271,16 @@ def _max_op():
     from mpi4py import MPI
 
     return MPI.MAX
+
+
+def test_float_hierarchy_is_refused_naming_same(comm):
+    A, b, rs, re = problem(comm)
+    config = {"solver": "PCG", "preconditioner": {"solver": "AMG", "x_amg_precision": "FLOAT"}}
+    # ConfigError on one rank; on several, every rank raises the agreed
+    # ValueError that names the first failing rank.
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.solve(A, b, comm=comm, nglobal=N, partition_info=(rs, re), config=config),
+        match="does not run on a matrix distributed over several processes; use SAME",
+    )

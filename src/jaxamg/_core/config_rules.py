@@ -266,6 +266,12 @@ def validate_config(cfg: dict, *, mpi: bool = False, block_dim: int = 1) -> None
                 f"{where}: DENSE_LU_SOLVER as coarse solver is not supported for distributed "
                 "block systems; use a BLOCK_JACOBI coarse solver."
             )
+        if mpi and amg.get("x_amg_precision") == "FLOAT":
+            raise ConfigError(
+                f"{where}: x_amg_precision FLOAT (a float32 hierarchy in a float64 solve) does "
+                "not run on a matrix distributed over several processes; use SAME, the nearest "
+                "(the hierarchy in the solve's precision), or float32 inputs for a float32 solve."
+            )
         if mpi and _names(amg.get("smoother"), "MULTICOLOR_DILU"):
             if amg.get("dense_lu_num_rows", 1) <= 1 or amg.get("min_coarse_rows", 1) <= 1:
                 raise ConfigError(
