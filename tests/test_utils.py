@@ -245,9 +245,9 @@ def test_format_amgx_stats_writes_what_solve_writes(tmp_path, rng, x64, monkeypa
     raw = []
     write = single.write_stats_file
 
-    def record_and_write(text, path, rank=None):
+    def record_and_write(text, path, rank=None, amg=True):
         raw.append(text)
-        write(text, path, rank)
+        write(text, path, rank, amg)
 
     monkeypatch.setattr(single, "write_stats_file", record_and_write)
     _, info = jaxamg.solve(M, b, config=config, save_stats_file=written)

@@ -304,6 +304,16 @@ def outer_max_iters(config_str: str) -> int:
     return value
 
 
+def uses_amg(config_str: str) -> bool:
+    """Whether the config text's solver tree has an AMG scope; True for text
+    that is not a JSON config (the engine decides then)."""
+    try:
+        outer = json.loads(config_str)["solver"]
+    except (ValueError, KeyError, TypeError):
+        return True
+    return any(True for _ in _amg_scopes(outer))
+
+
 def uses_dense_lu_coarse_solver(config_str: str) -> bool:
     """Whether any AMG scope of the config text solves its coarsest level with
     DENSE_LU_SOLVER (the default when ``coarse_solver`` is not set); False for

@@ -62,14 +62,14 @@ def _is_table_header(line: str) -> bool:
     return bool(words) and words[0] == "iter" and "residual" in words
 
 
-def format_stats(text: str) -> str:
-    """JAX-AMG's statistics-file layout: the grid section (only when an AMG
-    hierarchy printed its grid) and the outer solver's iteration table, each
-    under a =-underlined heading."""
+def format_stats(text: str, amg: bool = True) -> str:
+    """JAX-AMG's statistics-file layout: the grid section and the outer
+    solver's iteration table, each under a =-underlined heading. `amg`:
+    whether the solver tree has AMG; without it there is no grid section."""
     grid, iterations = split_stats(text)
     parts = []
-    if grid:
-        parts += ["AMG GRID STATISTICS", "===================", grid, ""]
+    if grid or amg:
+        parts += ["AMG GRID STATISTICS", "===================", grid or "(no AMG grid printed)", ""]
     parts += [
         "SOLVER ITERATIONS",
         "=================",
@@ -108,14 +108,15 @@ def check_writable(path: Any, where: str) -> str:
     )
 
 
-def write_stats_file(text: str, path: Any, rank: int | None = None) -> None:
-    """Writes the formatted statistics (only on rank 0 when rank is given)."""
+def write_stats_file(text: str, path: Any, rank: int | None = None, amg: bool = True) -> None:
+    """Writes the formatted statistics (only on rank 0 when rank is given);
+    `amg` as for format_stats."""
     if rank not in (None, 0):
         return
     path = os.fspath(path)
     try:
         with open(path, "w", encoding="utf-8") as f:
-            f.write(format_stats(text))
+            f.write(format_stats(text, amg))
     except OSError as e:
         raise OSError(
             e.errno,

@@ -19,6 +19,7 @@ import numpy as np
 from .. import nullspace as ns
 from .._core.aggregation_modes import as_near_nullspace
 from .._core.checks import check_dtype, check_vector, preferred_dtype, validate_with_engine
+from .._core.config_rules import uses_amg
 from .._core.errors import to_runtime_error
 from .._core.info import add_inconsistency, make_info
 from .._core.linear_solve import Static, linear_solve
@@ -153,7 +154,7 @@ def solve_single(
                 nns=nns,
             )
             text = take_stats_text()
-        write_stats_file(text, save_stats_file)
+        write_stats_file(text, save_stats_file, amg=uses_amg(config_text))
         return x, info
     return _run(
         indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, singular, nns=nns
