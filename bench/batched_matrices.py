@@ -21,7 +21,6 @@ Prints a markdown table.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import time
@@ -38,16 +37,10 @@ from jax.experimental import sparse  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
 
+from batched_rhs import load_config  # noqa: E402  (bench/ is the script's folder)
+
 import jaxamg  # noqa: E402
 from jaxamg import matrices  # noqa: E402
-
-
-def load_config(name):
-    if name == "default":
-        return None
-    if Path(name).exists():
-        return json.loads(Path(name).read_text())
-    return jaxamg.config.load(name)
 
 
 def lane_values(A, lanes, rng):
