@@ -9,6 +9,8 @@ same assertion.
 from __future__ import annotations
 
 import importlib.util
+import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -161,3 +163,27 @@ def config(symmetric, preconditioner="jacobi"):
             "preconditioner": inner,
         },
     }
+
+
+# The MPI demos at test size (JAXAMG_DEMO_SMALL=1), run in-process by every rank.
+DEMO_DIR = pathlib.Path(__file__).resolve().parents[2] / "demo"
+
+
+def run_demo(comm, name, monkeypatch, capsys, *argv):
+    monkeypatch.setenv("JAXAMG_DEMO_SMALL", "1")
+    spec = importlib.util.spec_from_file_location(f"demo_{name}", DEMO_DIR / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    status = module.main(list(argv))
+    out = capsys.readouterr().out
+    ok = status == 0 and (comm.Get_rank() != 0 or out.rstrip().splitlines()[-1] == "OK")
+    assert_all(comm, ok, out)
+    return out
+
+
+def rank0_numbers(comm, pattern, text):
+    """The numbers matching `pattern` in rank 0's output, on every rank."""
+    found = [float(v) for v in re.findall(pattern, text)] if comm.Get_rank() == 0 else None
+    found = comm.bcast(found)
+    assert found, f"{pattern!r} not in rank 0's output"
+    return found
