@@ -36,7 +36,7 @@ def solve(
     A: Any,
     b: Any,
     x0: Any = None,
-    config: dict | None = None,
+    config: dict | str | None = None,
     block_dim: int = 1,
     comm: Any = None,
     nglobal: int | None = None,
@@ -57,9 +57,11 @@ def solve(
     - `b`: the right-hand side, a vector with one entry per row of `A`.
     - `x0`: an optional initial guess (same shape as `b`). It changes the
       iteration count only; its gradient is zero.
-    - `config`: an AmgX-style config dict (flat or nested); merged over the
-      default (PBICGSTAB preconditioned by classical AMG), see
-      :mod:`jaxamg.config`. `**kwargs` override keys of the outer solver.
+    - `config`: an AmgX-style config dict (flat or nested), or a shipped
+      config's name; merged over the default (PBICGSTAB preconditioned by
+      classical AMG), see :mod:`jaxamg.config`. ``"auto"`` picks a tuned
+      config from the matrix and the call (``info["config_choice"]`` says
+      which). `**kwargs` override keys of the outer solver.
     - `save_stats_file`: write AmgX-layout grid and iteration statistics to
       this path (direct calls only, not under a transformation).
     - `reuse_setup`: on a cache hit with new values, keep the hierarchy and

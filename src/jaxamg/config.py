@@ -29,6 +29,11 @@ equivalents of AmgX's stock configs (``FGMRES_AGGREGATION``,
 :func:`shipped_configs` lists them, :func:`load` returns one as a dict, and
 every entry point accepts a name in place of a dict
 (``solve(A, b, config="FGMRES_AGGREGATION")``).
+
+``solve(A, b, config="auto")`` picks one of the tuned configs from what the
+matrix and the call say (symmetric or not, scalar or block, a declared null
+space); ``info["config_choice"]`` says which and why, and
+:func:`auto_config` gives the same choice without solving.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from typing import Any
 
 # The defaults and how a user's config becomes the engine's (JAX-AMG's merge
 # and validation rules) are written in private modules and published here.
+from ._core.auto_config import auto_config
 from ._core.config_rules import (
     deep_merge,
     outer_max_iters,
@@ -51,6 +57,7 @@ from ._core.shipped_configs import load, shipped_configs
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "auto_config",
     "deep_merge",
     "default_config",
     "load",

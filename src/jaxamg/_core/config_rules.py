@@ -76,7 +76,7 @@ def _block_amg_defaults(mpi: bool) -> dict:
     return amg
 
 
-def _singular_coarse(amg: dict) -> dict:
+def singular_coarse(amg: dict) -> dict:
     """A declared null space: dense LU would divide by a zero pivot, so the
     coarsest level gets block-Jacobi sweeps on a small grid instead."""
     amg = copy.deepcopy(amg)
@@ -128,6 +128,12 @@ def prepare_config(
                 "config's name (the command line reads legacy text: python -m jaxamg solve "
                 "--config-string)."
             )
+        if user_config.strip().lower() == "auto":
+            raise ConfigError(
+                "`config='auto'` is chosen per matrix by `jaxamg.solve` on one process; here "
+                "(an MPI or sharded solve, or a preconditioner) pass a config dict or a shipped "
+                "config's name, e.g. the one `jaxamg.config.auto_config(A)` picks."
+            )
         user_config = load_shipped(user_config)
     if user_config is not None and not isinstance(user_config, dict):
         raise TypeError(f"`config` must be a dict or None, got {type(user_config).__name__}.")
@@ -136,7 +142,7 @@ def prepare_config(
     if block_dim > 1:
         amg_defaults = _block_amg_defaults(mpi)
     if singular:
-        amg_defaults = _singular_coarse(amg_defaults)
+        amg_defaults = singular_coarse(amg_defaults)
     outer["preconditioner"] = amg_defaults
 
     user = copy.deepcopy(user_config or {})

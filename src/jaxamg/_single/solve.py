@@ -18,6 +18,8 @@ import numpy as np
 
 from .. import nullspace as ns
 from .._core.aggregation_modes import as_near_nullspace
+from .._core.auto_config import choose as choose_auto_config
+from .._core.auto_config import is_auto
 from .._core.checks import check_dtype, check_vector, preferred_dtype, validate_with_engine
 from .._core.config_rules import uses_amg
 from .._core.errors import to_runtime_error
@@ -34,7 +36,7 @@ def solve_single(
     A: Any,
     b: Any,
     x0: Any = None,
-    config: dict | None = None,
+    config: dict | str | None = None,
     block_dim: int = 1,
     save_stats_file: Any = None,
     reuse_setup: bool = False,
@@ -115,6 +117,16 @@ def solve_single(
     )
     singular = null_basis is not None or transpose_basis is not None
     nns = _near_nullspace(A, csr, near_nullspace, dtype)
+    choice = None
+    if is_auto(config):
+        choice = choose_auto_config(
+            csr,
+            block_dim=int(block_dim),
+            singular=singular,
+            has_near_nullspace=nns is not None,
+            declared_symmetric=symmetric,
+        )
+        config = choice.config
     config_text = prepare_config(
         config,
         save_stats=save_stats_file is not None,
@@ -155,10 +167,13 @@ def solve_single(
             )
             text = take_stats_text()
         write_stats_file(text, save_stats_file, amg=uses_amg(config_text))
-        return x, info
-    return _run(
-        indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, singular, nns=nns
-    )
+    else:
+        x, info = _run(
+            indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, singular, nns=nns
+        )
+    if choice is not None and is_concrete(info["iterations"]):
+        info["config_choice"] = choice.description  # info holds arrays only when traced
+    return x, info
 
 
 def _near_nullspace(A, csr, spec, dtype):
