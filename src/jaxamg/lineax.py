@@ -39,6 +39,7 @@ import jax.numpy as jnp
 import lineax as lx
 
 from ._core.status import AMGXStatus
+from ._core.structure import coo_to_csr_order
 from ._solve import solve
 from .preconditioners import lineax_operator_matrix
 
@@ -56,11 +57,8 @@ def _transposed(A: Any) -> Any:
     n = A.shape[0]
     data, indices, indptr = A.data, A.indices, A.indptr
     rows = jnp.searchsorted(indptr, jnp.arange(data.shape[0]), side="right") - 1
-    order = jnp.lexsort((rows, indices))  # by column, then row: CSR of A^T
-    counts = jnp.bincount(indices, length=n)
-    new_indptr = jnp.concatenate(
-        [jnp.zeros(1, indptr.dtype), jnp.cumsum(counts).astype(indptr.dtype)]
-    )
+    order, new_indptr = coo_to_csr_order(indices, rows, n)  # A's columns are A^T's rows
+    new_indptr = new_indptr.astype(indptr.dtype)
     return jsparse.BCSR((data[order], rows[order].astype(indices.dtype), new_indptr), shape=A.shape)
 
 

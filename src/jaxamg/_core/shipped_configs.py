@@ -8,6 +8,7 @@ resolves a name given as ``config=`` through :func:`load`.
 
 from __future__ import annotations
 
+import functools
 import json
 from importlib import resources
 from typing import Any
@@ -17,8 +18,10 @@ from .errors import ConfigError
 _FOLDER = "configs"
 
 
+@functools.cache
 def _files() -> dict[str, Any]:
-    """Upper-case name -> the packaged file (a Traversable)."""
+    """Upper-case name -> the packaged file (a Traversable); the folder is
+    part of the installed package, so it is listed once per process."""
     folder = resources.files("jaxamg").joinpath(_FOLDER)
     return {
         entry.name[: -len(".json")].upper(): entry

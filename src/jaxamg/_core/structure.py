@@ -79,3 +79,15 @@ def structure_arrays(csr: CsrInput, fingerprint: tuple[int, int]):
 
 _structure_memo: dict = {}
 _structure_memo_lock = threading.Lock()
+
+
+def coo_to_csr_order(rows: Any, cols: Any, n_rows: int):
+    """The CSR layout of COO entries with JAX array operations only (the
+    entries may be traced): the permutation that sorts them by row, then
+    column, and the row offsets of the sorted entries."""
+    import jax.numpy as jnp
+
+    order = jnp.lexsort((cols, rows))
+    counts = jnp.bincount(rows, length=n_rows)
+    indptr = jnp.concatenate([jnp.zeros((1,), counts.dtype), jnp.cumsum(counts)])
+    return order, indptr

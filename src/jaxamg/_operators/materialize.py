@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.structure import coo_to_csr_order
+
 __all__ = ["materialize", "sweep_values", "verify_recovery", "drop_zeros", "host_csr_layout"]
 
 
@@ -129,10 +131,8 @@ def materialize(operator, shape, rows, cols, colors, n_colors, dtype=None, where
 
     # Traced pattern: the same layout, computed by XLA.
     rows, cols = jnp.ravel(jnp.asarray(rows)), jnp.ravel(jnp.asarray(cols))
-    order = jnp.lexsort((cols, rows))
+    order, indptr = coo_to_csr_order(rows, cols, n_local)
     rows, cols = rows[order], cols[order]
-    counts = jnp.bincount(rows, length=n_local)
-    indptr = jnp.concatenate([jnp.zeros((1,), counts.dtype), jnp.cumsum(counts)])
     colors = jnp.asarray(colors)
     if n_colors == 0:
         data = jnp.zeros(rows.shape, dtype)
