@@ -393,3 +393,55 @@ def test_subprocess_exit_codes_and_no_jax_import(tmp_path, rng):
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_a_config_gives_the_same_hierarchy_as_in_solve_unless_run_as_given(tmp_path, capsys, rng):
+    # A config that leaves classical AMG's strength threshold and coarse
+    # solve to the front end: solve merges JAX-AMG's defaults (threshold 0.5,
+    # dense LU on the coarsest row), AmgX keeps its own (0.25, ...).
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.sparse import BCSR
+
+    import jaxamg
+
+    A = sp.csr_matrix(sp.kron(poisson2d(24), sp.identity(2)) + sp.identity(1152) * 0.1)
+    A = (A + sp.diags(rng.uniform(0, 1, A.shape[0]))).tocsr()
+    b = rng.standard_normal(A.shape[0])
+    matrix, rhs = write(tmp_path / "A.mtx", A.tocoo()), write(tmp_path / "b.mtx", b[:, None])
+    cfg = {
+        "config_version": 2,
+        "solver": {"scope": "main", "solver": "PCG", "tolerance": 1e-10, "max_iters": 300,
+                   "preconditioner": {"scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL"}},
+    }  # fmt: skip
+    path = tmp_path / "cfg.json"
+    path.write_text(json.dumps(cfg))
+    with jax.enable_x64(True):
+        _, info = jaxamg.solve(BCSR.from_scipy_sparse(A), jnp.asarray(b), config=cfg)
+    reference = spla.spsolve(A.tocsc(), b)
+    runs = {}
+    for extra in ([], ["--as-given"]):
+        solution = str(tmp_path / f"x{len(extra)}.mtx")
+        code, out, _ = run(
+            capsys, "solve", matrix, "--rhs", rhs, "--config", str(path), "--json",
+            "--solution", solution, *extra,
+        )  # fmt: skip
+        assert code == 0
+        assert relative_error(read_solution(solution), reference) < 1e-7
+        runs[bool(extra)] = last_json(out)
+    assert runs[False]["iterations"] == info["iterations"]
+    assert runs[False]["levels"] == len(jaxamg_levels(A, cfg))
+    assert (runs[True]["levels"], runs[True]["iterations"]) != (
+        runs[False]["levels"],
+        runs[False]["iterations"],
+    )
+
+
+def jaxamg_levels(A, cfg):
+    """The hierarchy the engine builds from solve's form of `cfg`."""
+    from jaxamg._core.native import engine
+    from jaxamg.config import prepare_config
+
+    solver = engine().EngineSolver(prepare_config(cfg), "float64")
+    solver.setup(A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data)
+    return solver.hierarchy()

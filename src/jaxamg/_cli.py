@@ -18,7 +18,7 @@ from ._core import mtx
 from ._core.errors import ConfigError
 from ._core.native import engine
 from ._version import __version__
-from .config import default_config, shipped_configs
+from .config import default_config, prepare_config, shipped_configs
 from .config import load as load_shipped
 
 PROG = "jaxamg"
@@ -52,8 +52,10 @@ configuration:
   --config also takes a shipped config's name (jaxamg.config.shipped_configs(),
   e.g. FGMRES_AGGREGATION) where no file of that name exists.
   Without either, jaxamg's default is used (jaxamg.config.DEFAULT_CONFIG:
-  PBICGSTAB preconditioned by one V-cycle of classical AMG). A given config is
-  used as it is, not merged with the default.
+  PBICGSTAB preconditioned by one V-cycle of classical AMG). A JSON config is
+  merged over that default as jaxamg.solve merges it (JAX-AMG's rules), so one
+  config gives the same solver and hierarchy in both; --as-given runs it as
+  AmgX would, unset keys taking AmgX's defaults.
 
 statistics (the rule for JSON configs; a key the config sets is left alone):
   - the top solver's scope (the "solver" object, or the top level of a flat
@@ -61,9 +63,9 @@ statistics (the rule for JSON configs; a key the config sets is left alone):
     print_grid_stats = 1, and print_solve_stats = 1 unless the config turns
     monitor_residual off;
   - every nested scope whose solver is AMG gets print_grid_stats = 1.
-  As in AmgX, the solvers of a flat config share the "default" scope, which
-  prints no tables, and a legacy text config is passed unchanged: set the
-  print flags in it yourself.
+  With --as-given, as in AmgX, the solvers of a flat config share the
+  "default" scope, which prints no tables. A legacy text config is always
+  passed unchanged (AmgX's defaults): set the print flags in it yourself.
 
 output:
   The engine's statistics, then a summary line, on stdout. With --json the
@@ -120,6 +122,11 @@ def _build_parser() -> argparse.ArgumentParser:
         choices=("float64", "float32"),
         default="float64",
         help="precision of the solve (default: float64)",
+    )
+    solve.add_argument(
+        "--as-given",
+        action="store_true",
+        help="run a JSON config as given, without jaxamg.solve's defaults (AmgX's behaviour)",
     )
     solve.add_argument("--json", action="store_true", help="end with one JSON line of results")
     return parser
@@ -204,6 +211,8 @@ def _solve(args: argparse.Namespace) -> int:
 
     text, cfg = _load_config(args)
     if cfg is not None:
+        if not args.as_given:
+            cfg = json.loads(prepare_config(cfg))
         text = json.dumps(_with_statistics(cfg))
     # Parsing the config first reports a bad one before a large matrix is read.
     solver = engine().EngineSolver(text, args.dtype)
