@@ -314,18 +314,26 @@ NB_MODULE(_engine, m) {
   nb::object config_error = nb::module_::import_("jaxamg._errors").attr("ConfigError");
   g_config_error = config_error.release().ptr();
 
+  // The Python side of the one kind table (cpp/engine/core/error.h); an
+  // internal failure goes on to nanobind's own translators.
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const jaxamg::ConfigError& e) {
-      PyErr_SetString(g_config_error, e.what());
-    } catch (const jaxamg::InvalidInput& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const jaxamg::NotSupported& e) {
-      PyErr_SetString(PyExc_NotImplementedError, e.what());
-    } catch (const jaxamg::SetupError& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
+    const jaxamg::Failure failure = jaxamg::classify(p);
+    switch (failure.kind) {
+      case jaxamg::ErrorKind::kConfig:
+        PyErr_SetString(g_config_error, failure.message.c_str());
+        return;
+      case jaxamg::ErrorKind::kInvalidInput:
+        PyErr_SetString(PyExc_ValueError, failure.message.c_str());
+        return;
+      case jaxamg::ErrorKind::kNotSupported:
+        PyErr_SetString(PyExc_NotImplementedError, failure.message.c_str());
+        return;
+      case jaxamg::ErrorKind::kNumerical:
+        PyErr_SetString(PyExc_RuntimeError, failure.message.c_str());
+        return;
+      case jaxamg::ErrorKind::kInternal: break;
     }
+    std::rethrow_exception(p);
   });
 
   nb::class_<EngineSolver>(m, "EngineSolver",

@@ -204,25 +204,34 @@ void with_value_type(const char* what, xla::ffi::DataType values, xla::ffi::Data
   }
 }
 
-// Runs f() and maps the engine's exceptions to ffi::Error: bad input and
-// configs to InvalidArgument, NotSupported to Unimplemented, anything else
-// to Internal.
+// The one table from an engine failure to the XLA error code that carries
+// its kind to Python (jaxamg._core.errors reads the code back). Config
+// errors are invalid arguments too; "config: " marks them so Python raises
+// jaxamg.ConfigError.
+inline xla::ffi::Error to_ffi_error(const Failure& failure, const char* what) {
+  namespace ffi = xla::ffi;
+  switch (failure.kind) {
+    case ErrorKind::kInvalidInput:
+      return ffi::Error(ffi::ErrorCode::kInvalidArgument, failure.message);
+    case ErrorKind::kConfig:
+      return ffi::Error(ffi::ErrorCode::kInvalidArgument, "config: " + failure.message);
+    case ErrorKind::kNotSupported:
+      return ffi::Error(ffi::ErrorCode::kUnimplemented, failure.message);
+    case ErrorKind::kNumerical:
+      return ffi::Error(ffi::ErrorCode::kFailedPrecondition, failure.message);
+    case ErrorKind::kInternal: break;
+  }
+  return ffi::Error(ffi::ErrorCode::kInternal, std::string(what) + ": " + failure.message);
+}
+
+// Runs f() and returns its failure, if any, as an ffi::Error.
 template <class F>
 xla::ffi::Error guarded(const char* what, F&& f) {
-  namespace ffi = xla::ffi;
   try {
     f();
-    return ffi::Error::Success();
-  } catch (const InvalidInput& e) {
-    return ffi::Error::InvalidArgument(e.what());
-  } catch (const ConfigError& e) {
-    return ffi::Error::InvalidArgument(std::string("config: ") + e.what());
-  } catch (const NotSupported& e) {
-    return ffi::Error(ffi::ErrorCode::kUnimplemented, e.what());
-  } catch (const std::exception& e) {
-    return ffi::Error::Internal(e.what());
+    return xla::ffi::Error::Success();
   } catch (...) {
-    return ffi::Error::Internal(std::string(what) + ": unknown C++ exception");
+    return to_ffi_error(classify(std::current_exception()), what);
   }
 }
 

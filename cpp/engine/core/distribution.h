@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -85,45 +86,24 @@ class Distribution : public Reducer {
                                                     const std::string& scope) const = 0;
 };
 
-// Error kinds carried through Reducer::agree (the exception type rethrown).
-enum class ErrorKind : int { kInvalidInput = 0, kConfig = 1, kNotSupported = 2, kSetup = 3, kOther = 4 };
-
-// Runs f; returns the exception's message and sets *kind, or returns ""
-// if f returned normally. Used to turn a local failure into data that the
-// processes can agree on before anyone throws.
+// Runs f; returns the failure's message and sets *kind (an ErrorKind), or
+// returns "" if f returned normally. Turns a local failure into data that
+// the processes can agree on before anyone throws.
 template <class F>
 std::string capture_error(F&& f, int* kind) {
   try {
     f();
-  } catch (const InvalidInput& e) {
-    *kind = static_cast<int>(ErrorKind::kInvalidInput);
-    return e.what();
-  } catch (const ConfigError& e) {
-    *kind = static_cast<int>(ErrorKind::kConfig);
-    return e.what();
-  } catch (const NotSupported& e) {
-    *kind = static_cast<int>(ErrorKind::kNotSupported);
-    return e.what();
-  } catch (const SetupError& e) {
-    *kind = static_cast<int>(ErrorKind::kSetup);
-    return e.what();
-  } catch (const std::exception& e) {
-    *kind = static_cast<int>(ErrorKind::kOther);
-    const std::string what = e.what();
-    return what.empty() ? std::string("unknown error") : what;
+  } catch (...) {
+    Failure failure = classify(std::current_exception());
+    *kind = static_cast<int>(failure.kind);
+    return std::move(failure.message);
   }
   return std::string();
 }
 
-// Throws the exception of `kind` with message `msg`.
+// Throws the exception of `kind` (an ErrorKind as int) with message `msg`.
 [[noreturn]] inline void throw_error_of_kind(int kind, const std::string& msg) {
-  switch (static_cast<ErrorKind>(kind)) {
-    case ErrorKind::kInvalidInput: throw InvalidInput(msg);
-    case ErrorKind::kConfig: throw ConfigError(msg);
-    case ErrorKind::kNotSupported: throw NotSupported(msg);
-    case ErrorKind::kSetup: throw SetupError(msg);
-    default: throw std::runtime_error(msg);
-  }
+  throw_error_of_kind(static_cast<ErrorKind>(kind), msg);
 }
 
 }  // namespace jaxamg

@@ -4,6 +4,8 @@ Defined in Python (not in the extension) so that ``jaxamg.ConfigError`` can be
 imported, caught and documented without loading any native code.
 """
 
+import re
+
 
 class ConfigError(ValueError):
     """A solver configuration that cannot be parsed or names an unknown
@@ -13,17 +15,27 @@ class ConfigError(ValueError):
     """
 
 
+# The XLA error code an engine failure crosses the FFI with -> the Python
+# exception class. The C++ side of this table is to_ffi_error in
+# cpp/ffi/handler_common.h; the engine's kinds are in cpp/engine/core/error.h.
+ERROR_CLASS_OF_CODE: dict[str, type[Exception]] = {
+    "INVALID_ARGUMENT": ValueError,  # bad input; ConfigError when marked "config: "
+    "UNIMPLEMENTED": NotImplementedError,  # a valid request the engine does not provide
+    "FAILED_PRECONDITION": RuntimeError,  # a numerical failure (e.g. a singular coarse matrix)
+    "INTERNAL": RuntimeError,  # a defect of the engine
+}
+_CODE = re.compile(r"\b(" + "|".join(ERROR_CLASS_OF_CODE) + r"): ")
+
+
 def to_runtime_error(e: Exception) -> Exception:
-    """An engine error raised through XLA, re-raised as a Python error."""
+    """An engine error raised through XLA, re-raised as the Python error of
+    its kind."""
     text = str(e)
-    for prefix, kind in (
-        ("INVALID_ARGUMENT: ", ValueError),
-        ("UNIMPLEMENTED: ", NotImplementedError),
-        ("INTERNAL: ", RuntimeError),
-    ):
-        if prefix in text:
-            message = text.split(prefix, 1)[1].split("\n")[0]
-            if kind is ValueError and message.startswith("config: "):
-                kind = ConfigError  # the engine marks its config errors so
-            return kind(f"jaxamg.solve: {message}")
-    return RuntimeError(f"jaxamg.solve: {text}")
+    code = _CODE.search(text)
+    if code is None:
+        return RuntimeError(f"jaxamg.solve: {text}")
+    kind = ERROR_CLASS_OF_CODE[code.group(1)]
+    message = text[code.end() :].split("\n")[0]
+    if kind is ValueError and message.startswith("config: "):
+        kind = ConfigError
+    return kind(f"jaxamg.solve: {message}")
