@@ -16,6 +16,10 @@
 #   make lint     ruff over the Python tree: lint, and the formatting checked
 #                 ([tool.ruff] of pyproject.toml; ruff comes with the dev extra)
 #   make format   what lint checks, fixed: ruff check --fix, then ruff format
+#   make stubs    the type stubs of the compiled modules (src/jaxamg/_*.pyi)
+#                 regenerated from the built modules (nanobind's stubgen)
+#   make typecheck   mypy over the public modules' type hints ([tool.mypy]
+#                 of pyproject.toml; mypy comes with the dev extra)
 #   make cpp-test-sanitize   the C++ tests built with ASan+UBSan (build/asan)
 #   make fuzz     the libFuzzer targets of cpp/fuzz, FUZZ_SECONDS each (build/fuzz)
 #   make bench    benchmarks (bench/run.py)
@@ -25,6 +29,11 @@
 #   make bench-plots    the PNGs of docs/images from bench/results/ (bench/plots.py)
 #   make docs     the documentation site (mkdocs --strict, into build/site) and
 #                 the docstring check of every public name
+#   make wheel    the wheel of the package (build/wheel), from the editable
+#                 build's tree
+#   make package-test   that wheel installed in a fresh virtual environment
+#                 outside the checkout, smoke-tested there (solve, gradient,
+#                 command line: tools/wheel_smoke_test.py)
 #   make demo     a command-line solve of a generated Poisson problem, then the
 #                 sharded Poisson demo on 2 CPU processes (mpirun -n 2)
 #   make clean    remove what these targets built
@@ -40,6 +49,7 @@ PIP := $(VPY) -m pip
 EDITABLE_BUILD := build/editable
 CPP_BUILD := build/cpp
 DEMO_DIR := build/demo
+WHEEL_DIR := build/wheel
 ASAN_BUILD := build/asan
 FUZZ_BUILD := build/fuzz
 FUZZ_SECONDS ?= 60
@@ -52,7 +62,7 @@ FUZZ_PKGS := clang libclang-rt-dev libomp-dev
 # Build requirements of pyproject.toml, installed first because the editable
 # install runs without build isolation (its build directory must persist for
 # incremental rebuilds).
-BUILD_DEPS := "scikit-build-core>=0.10" "nanobind>=2.0" "numpy>=2.0" "jax>=0.10"
+BUILD_DEPS := "scikit-build-core>=0.10" "nanobind>=3.1,<3.2" "numpy>=2.0" "jax>=0.10"
 # cuSPARSE (headers and library) for the CUDA backend, compiled wherever nvcc
 # is found (CUDA 13.0's cuSPARSE; the GPU runs with the one JAX brings).
 BUILD_DEPS += "nvidia-cusparse==12.6.3.3"
@@ -66,7 +76,7 @@ NATIVE_INPUTS := $(shell find cpp -path cpp/tests -prune -o -print 2>/dev/null) 
 
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
 
-.PHONY: venv test check-layers check-imports lint format cpp-test py-test bench bench-report bench-plots demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs sweep
+.PHONY: venv test wheel package-test typecheck stubs check-layers check-imports lint format cpp-test py-test bench bench-report bench-plots demo clean sysdeps cpp-test-sanitize fuzz py-test-mpi docs sweep
 
 venv: $(VENV)/.installed
 
@@ -97,7 +107,8 @@ $(VENV)/.installed: $(VENV)/.build-deps $(NATIVE_INPUTS) | sysdeps
 	$(PIP) install -q --no-build-isolation -Cbuild-dir=$(EDITABLE_BUILD) -e '.[dev]'
 	@touch $@
 
-test: check-layers check-imports lint docs cpp-test cpp-test-sanitize fuzz py-test py-test-mpi
+test: check-layers check-imports lint typecheck docs cpp-test cpp-test-sanitize fuzz py-test py-test-mpi \
+      package-test
 
 # First and cheap (no build): a backend that includes the layers above it,
 # or an engine file that includes the front ends, fails before anything
@@ -120,6 +131,19 @@ lint: venv
 
 format: venv
 	$(RUFF) check --fix .; status=$$?; $(RUFF) format . && exit $$status
+
+typecheck: venv
+	$(VPY) -m mypy
+
+# A module this build lacks (no nvcc: _cuda; no MPI: _mpi) keeps its stub.
+STUB_MODULES := _engine _cpu _mpi _cuda
+stubs: venv
+	@for m in $(STUB_MODULES); do \
+	  if $(VPY) -c "import jaxamg.$$m" 2>/dev/null; then \
+	    $(VPY) -m nanobind.stubgen -q -m jaxamg.$$m -o src/jaxamg/$$m.pyi || exit 1; \
+	    echo "stubs: src/jaxamg/$$m.pyi"; \
+	  fi; \
+	done
 
 cpp-test: sysdeps
 	cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -204,6 +228,22 @@ py-test-mpi: venv cpp-test
 	done
 	ctest --test-dir $(CPP_BUILD) -L mpi --output-on-failure
 
+# The wheel is built in the editable build's tree, so what `make` compiled
+# is not compiled again.
+wheel: venv
+	rm -rf $(WHEEL_DIR)
+	$(PIP) wheel -q --no-build-isolation --no-deps -Cbuild-dir=$(EDITABLE_BUILD) \
+	  -w $(WHEEL_DIR) .
+
+# The wheel with its dependencies (not the dev extra) in a fresh virtual
+# environment in a temporary folder, and the smoke test run from there, so
+# that nothing of the checkout can be imported.
+package-test: wheel
+	@d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && \
+	$(PYTHON) -m venv "$$d/venv" && \
+	"$$d/venv/bin/python" -m pip install -q $(WHEEL_DIR)/*.whl && \
+	cd "$$d" && "$$d/venv/bin/python" $(CURDIR)/tools/wheel_smoke_test.py "$$d"
+
 bench: venv
 	$(VPY) bench/run.py
 
@@ -229,5 +269,5 @@ demo: venv
 
 # Only what these targets create: build/ also holds other build trees.
 clean:
-	rm -rf $(VENV) $(EDITABLE_BUILD) $(CPP_BUILD) $(DEMO_DIR) build/cp3* .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(EDITABLE_BUILD) $(CPP_BUILD) $(DEMO_DIR) $(WHEEL_DIR) build/cp3* .pytest_cache .ruff_cache
 	rm -rf $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 import re
 import subprocess
 import sys
@@ -28,6 +29,19 @@ def loaded_after(code: str) -> list[str]:
 
 def test_version_is_pep440():
     assert re.fullmatch(r"\d+\.\d+\.\d+((a|b|rc)\d+)?(\.dev\d+)?", jaxamg.__version__)
+
+
+def test_the_changelog_heads_with_this_version():
+    # A release is recorded with its date; a development version sits under
+    # "Unreleased" until it is released.
+    changelog = pathlib.Path(__file__).resolve().parents[1] / "CHANGELOG.md"
+    heading = re.search(r"^## \[([^\]]+)\](.*)$", changelog.read_text(), re.M)
+    assert heading is not None, "CHANGELOG.md has no release heading"
+    if ".dev" in jaxamg.__version__:
+        assert heading.group(1) == "Unreleased", heading.group(0)
+    else:
+        assert heading.group(1) == jaxamg.__version__, heading.group(0)
+        assert re.fullmatch(r" — \d{4}-\d{2}-\d{2}", heading.group(2)), heading.group(0)
 
 
 def test_import_loads_neither_jax_nor_native_code():

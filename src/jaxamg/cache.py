@@ -74,7 +74,7 @@ def _local_device_index() -> int:
     uses)."""
     import jax
 
-    default = jax.config.jax_default_device
+    default = jax.config.jax_default_device  # type: ignore[attr-defined]
     local = jax.local_devices()
     if isinstance(default, jax.Device) and default in local:
         return local.index(default)

@@ -92,12 +92,10 @@ def _stencil_structure(shape: tuple[int, ...]):
             rows.append(r)
             cols.append(idx[tuple(dst)].ravel())
             kinds.append(np.full(r.shape, kind, dtype=np.int8))
-    rows, cols, kinds = (np.concatenate(a) for a in (rows, cols, kinds))
-    order = np.lexsort((cols, rows))
-    rows, cols, kinds = rows[order], cols[order], kinds[order]
-    indptr = np.zeros(n + 1, dtype=np.int32)
-    np.add.at(indptr, rows + 1, 1)
-    return np.cumsum(indptr).astype(np.int32), cols.astype(np.int32), kinds
+    all_rows, all_cols, all_kinds = (np.concatenate(a) for a in (rows, cols, kinds))
+    order = np.lexsort((all_cols, all_rows))
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(all_rows, minlength=n))])
+    return indptr.astype(np.int32), all_cols[order].astype(np.int32), all_kinds[order]
 
 
 def tridiagonal_matrix(n: int, diagonal_value: Any = 2.0, dtype: Any = None):
@@ -157,7 +155,10 @@ def random_matrix(n: int, density: float = 0.01, dtype: Any = None, seed: int = 
             f"`random_matrix`: `density` must be a number in [0, 1] (the fraction of stored "
             f"off-diagonal entries), got {density!r}."
         )
-    M = sp.random(n, n, density=density, format="csr", random_state=seed, dtype=np.float64)
+    # A Generator, not an int seed: with an int, SciPy draws the positions
+    # from a permutation of all n * n slots (75 GB at n = 100 000).
+    rng = np.random.default_rng(seed)
+    M = sp.random(n, n, density=density, format="csr", random_state=rng, dtype=np.float64)
     M = M.tolil()
     M.setdiag(0.0)
     M = M.tocsr()
@@ -241,19 +242,20 @@ def poisson_matrix_stretched(
     # the index of the horizontal face (the lower of the two cell rows).
     cell = np.arange(n).reshape(ny, nx)
     jj = np.repeat(np.arange(ny), nx).reshape(ny, nx)
-    rows, cols, kinds, faces = [cell.ravel()], [cell.ravel()], [np.zeros(n, np.int8)], [jj.ravel()]
+    row_parts, col_parts = [cell.ravel()], [cell.ravel()]
+    kind_parts, face_parts = [np.zeros(n, np.int8)], [jj.ravel()]
     for shift in (-1, 1):
-        rows.append(cell.ravel())
-        cols.append(np.roll(cell, -shift, axis=1).ravel())
-        kinds.append(np.ones(n, np.int8))
-        faces.append(jj.ravel())
-    rows += [cell[:-1].ravel(), cell[1:].ravel()]
-    cols += [cell[1:].ravel(), cell[:-1].ravel()]
-    kinds += [np.full(nx * (ny - 1), 2, np.int8)] * 2
-    faces += [jj[:-1].ravel(), jj[:-1].ravel()]
-    rows, cols, kinds, faces = (np.concatenate(a) for a in (rows, cols, kinds, faces))
-    order = np.lexsort((cols, rows))
-    rows, cols, kinds, faces = rows[order], cols[order], kinds[order], faces[order]
+        row_parts.append(cell.ravel())
+        col_parts.append(np.roll(cell, -shift, axis=1).ravel())
+        kind_parts.append(np.ones(n, np.int8))
+        face_parts.append(jj.ravel())
+    row_parts += [cell[:-1].ravel(), cell[1:].ravel()]
+    col_parts += [cell[1:].ravel(), cell[:-1].ravel()]
+    kind_parts += [np.full(nx * (ny - 1), 2, np.int8)] * 2
+    face_parts += [jj[:-1].ravel(), jj[:-1].ravel()]
+    entries = [np.concatenate(p) for p in (row_parts, col_parts, kind_parts, face_parts)]
+    order = np.lexsort((entries[1], entries[0]))
+    rows, cols, kinds, faces = (e[order] for e in entries)
     indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))]).astype(np.int32)
     row_j = rows // nx
 
@@ -498,7 +500,12 @@ def random_matrix_distributed(
     n_global = _check_grid("n_global", n_global, "random_matrix_distributed")
     rs, re, n_local = get_partition_info(n_global, rank, nranks)
     M = sp.random(
-        n_local, n_global, density=density, format="lil", random_state=seed + rank, dtype=np.float64
+        n_local,
+        n_global,
+        density=density,
+        format="lil",
+        random_state=np.random.default_rng(seed + rank),  # as in random_matrix
+        dtype=np.float64,
     )
     local = np.arange(n_local)
     M[local, rs + local] = 0.0

@@ -306,7 +306,8 @@ def _row_sum_extremes(indptr: Any, data: Any) -> Any:
     import jax.numpy as jnp
 
     n = indptr.shape[0] - 1
-    acc = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    x64 = jax.config.jax_enable_x64  # type: ignore[attr-defined]
+    acc = jnp.float64 if x64 else jnp.float32
     rows = jnp.repeat(jnp.arange(n), jnp.diff(indptr), total_repeat_length=data.shape[0])
     values = data.astype(acc)
     sums = jax.ops.segment_sum(values, rows, num_segments=n)

@@ -175,7 +175,7 @@ def make_preconditioner(
             x = x.astype(dtype)
         return (x, info) if return_info else x
 
-    apply.config = cfg
+    apply.config = cfg  # type: ignore[attr-defined]  # JAX-AMG's attribute: the config it runs
     return apply
 
 
@@ -323,7 +323,7 @@ def make_lineax_preconditioner(
     except ImportError as e:
         raise ImportError(
             "`make_lineax_preconditioner` needs lineax; install it with `pip install lineax` "
-            "(or the `dev` extra of jaxamg)."
+            "or the `lineax` extra, `pip install jaxamg-engine[lineax]`."
         ) from e
     A, in_struct = lineax_operator_matrix(lx, operator, "make_lineax_preconditioner")
     apply = make_preconditioner(

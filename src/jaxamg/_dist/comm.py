@@ -33,8 +33,9 @@ def require_mpi4py(where: str):
         from mpi4py import MPI
     except ImportError as e:
         raise ImportError(
-            f"`{where}` needs mpi4py ({e}); install it with `pip install mpi4py` (it builds "
-            "against the system MPI, e.g. Debian's libopenmpi-dev) and launch with mpirun."
+            f"`{where}` needs mpi4py ({e}); install it with `pip install mpi4py` or the `mpi` "
+            "extra, `pip install jaxamg-engine[mpi]` (it builds against the system MPI, e.g. "
+            "Debian's libopenmpi-dev), and launch with mpirun."
         ) from None
     return MPI
 
