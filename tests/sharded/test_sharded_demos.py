@@ -41,3 +41,16 @@ def test_sharded_poisson_problem(comm, monkeypatch, capsys):
 def test_sharded_poisson_operator_optimization(comm, monkeypatch, capsys):
     out = run_demo(comm, "sharded_poisson_operator_optimization", monkeypatch, capsys)
     assert abs(_numbers(r"recovered skew ([0-9.e+-]+)", out)[0] - 5.0) < 1e-3
+
+
+def test_sharding_mpi_benchmark(comm, monkeypatch, capsys):
+    out = run_demo(comm, "sharding_mpi_benchmark", monkeypatch, capsys)
+    assert _numbers(r"true \|b - A x\| / \|b\| = ([0-9.e+-]+)", out)[0] < 1e-5
+    # Both interfaces ran the same solves: the same x and gradients.
+    differences = _numbers(r"sharding vs MPI relative difference ([0-9.e+-]+)", out)
+    assert len(differences) == 3 and max(differences) < 1e-8
+    # Compile, first-call and steady-state ratios for the forward solve, dL/db
+    # and dL/dA: nine positive numbers.
+    ratios = [line.split()[2:] for line in out.splitlines() if line.split()[1:2] == ["ratio"]]
+    assert len(ratios) == 3 and all(len(r) == 3 and min(map(float, r)) > 0 for r in ratios)
+    assert out.count("AMGXStatus.SUCCESS") == 2 * comm.Get_size()
