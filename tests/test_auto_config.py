@@ -144,6 +144,11 @@ def test_a_declared_null_space_gets_a_coarse_solver_that_handles_it():
 def test_auto_is_refused_where_no_matrix_chooses_it():
     rng = np.random.default_rng(3)
     A = _bcsr(weighted_poisson2d(6, True, rng))
-    with pytest.raises(jaxamg.ConfigError, match="auto_config"):
+    with pytest.raises(jaxamg.ConfigError) as raised:
         jaxamg.config.prepare_config("auto", mpi=True)
+    assert str(raised.value) == (
+        "`config='auto'` is chosen per matrix by `jaxamg.solve` on one process; here (an MPI "
+        "or sharded solve, or a preconditioner) pass a config dict or a shipped config's name, "
+        "e.g. the one `jaxamg.config.auto_config(A)` picks."
+    )
     assert "symmetric (checked)" in auto_config(A)[1]

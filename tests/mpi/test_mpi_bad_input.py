@@ -273,6 +273,14 @@ def _max_op():
     return MPI.MAX
 
 
+# What solve(config="auto") says where no single matrix chooses the config.
+AUTO_REFUSED = (
+    "`config='auto'` is chosen per matrix by `jaxamg.solve` on one process; here (an MPI or "
+    "sharded solve, or a preconditioner) pass a config dict or a shipped config's name, e.g. "
+    "the one `jaxamg.config.auto_config(A)` picks."
+)
+
+
 def test_float_hierarchy_is_refused_naming_same(comm):
     A, b, rs, re = problem(comm)
     config = {"solver": "PCG", "preconditioner": {"solver": "AMG", "x_amg_precision": "FLOAT"}}
@@ -284,3 +292,15 @@ def test_float_hierarchy_is_refused_naming_same(comm):
         lambda: jaxamg.solve(A, b, comm=comm, nglobal=N, partition_info=(rs, re), config=config),
         match="does not run on a matrix distributed over several processes; use SAME",
     )
+
+
+def test_auto_config_is_refused_on_every_rank_naming_auto_config(comm):
+    A, b, rs, re = problem(comm)
+    # Every rank raises the agreed error, naming the first failing rank.
+    message = assert_all_raise(
+        comm,
+        ValueError,
+        lambda: jaxamg.solve(A, b, comm=comm, nglobal=N, partition_info=(rs, re), config="auto"),
+        match=AUTO_REFUSED,
+    )
+    assert message.startswith("rank 0: " + AUTO_REFUSED), message

@@ -2,27 +2,17 @@
 main() returns 0 on every rank, and rank 0's printed numbers are checked
 again."""
 
-import importlib.util
-import pathlib
 import re
 
+import mpi_testing
 import pytest
-from mpi_testing import assert_all
 
-DEMO_DIR = pathlib.Path(__file__).resolve().parents[2] / "demo"
 pytestmark = pytest.mark.usefixtures("native_mpi")
 
 
 def run_demo(comm, name, monkeypatch, capsys):
-    monkeypatch.setenv("JAXAMG_DEMO_SMALL", "1")
-    spec = importlib.util.spec_from_file_location(f"demo_{name}", DEMO_DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    status = module.main([])
-    out = capsys.readouterr().out
-    ok = status == 0 and (comm.Get_rank() != 0 or out.rstrip().splitlines()[-1] == "OK")
-    assert_all(comm, ok, out)
-    return comm.bcast(out)
+    """mpi_testing's demo run, with rank 0's output on every rank."""
+    return comm.bcast(mpi_testing.run_demo(comm, name, monkeypatch, capsys))
 
 
 def _numbers(pattern, text):
