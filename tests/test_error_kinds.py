@@ -102,3 +102,40 @@ def test_the_table_reads_back_every_code_the_handlers_return():
         re.sub(r"(?<!^)(?=[A-Z])", "_", c).upper() for c in re.findall(r"ErrorCode::k(\w+)", body)
     }
     assert codes == set(ERROR_CLASS_OF_CODE)
+
+
+def test_a_stats_result_of_the_wrong_length_is_refused_not_overrun():
+    # The handler writes STATS_HEAD + history_len entries per solve; a caller
+    # that declares fewer gets an error naming the length, not a write past
+    # the end of XLA's buffer.
+    from jaxamg._core import ffi
+
+    ffi.ensure_registered()
+    A = sp.csr_matrix(sp.diags([4.0] * 5))
+    b = jnp.ones(5)
+    history_len = 3
+    call = jax.ffi.ffi_call(
+        "jaxamg_solve",
+        (
+            jax.ShapeDtypeStruct(b.shape, b.dtype),
+            jax.ShapeDtypeStruct((ffi.STATS_HEAD - 1 + history_len,), b.dtype),
+        ),
+    )
+    with pytest.raises(jax.errors.JaxRuntimeError) as raised:
+        call(
+            jnp.asarray(A.indptr, jnp.int32),
+            jnp.asarray(A.indices, jnp.int32),
+            jnp.asarray(A.data),
+            b,
+            jnp.zeros(5),
+            config=json.dumps(LU),
+            structure_hi=np.int64(0),
+            structure_lo=np.int64(0),
+            transpose=False,
+            use_x0=False,
+            reuse_setup=False,
+            block_dim=np.int64(1),
+            history_len=np.int64(history_len),
+        )
+    assert "INVALID_ARGUMENT" in str(raised.value)
+    assert f"stats: the result has {ffi.STATS_HEAD - 1 + history_len} entries" in str(raised.value)

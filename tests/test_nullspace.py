@@ -268,6 +268,9 @@ def test_singular_config_defaults():
         {"preconditioner": {"solver": "AMG", "coarse_solver": "DENSE_LU_SOLVER"}}, singular=True
     )
     assert uses_dense_lu_coarse_solver(explicit)
+    # The engine is told, at the top level, that the system is singular.
+    assert json.loads(explicit)["x_singular_system"] == 1
+    assert "x_singular_system" not in json.loads(prepare_config(singular=False))
 
 
 # --------------------------------------------------------------------------
@@ -597,23 +600,31 @@ def test_basis_verification_warnings():
         jaxamg.solve(A, b, nullspace=np.ones(A.shape[0]), transpose_nullspace=V, max_iters=5)
 
 
-def test_dense_lu_coarse_solver_warning(rng):
-    A = bcsr(neumann_poisson((8, 8)))
-    b = jnp.asarray(rng.normal(size=64))
+def test_dense_lu_coarse_solver_works_with_a_declared_null_space(rng):
+    # A declared null space makes the dense LU pin its zero pivots: the tuned
+    # config by name, a dense-LU coarse solve, and DENSE_LU_SOLVER as the whole
+    # solver reach the pseudo-inverse solution, with no warning. Undeclared,
+    # the singular matrix still raises, naming the pivot.
+    An = neumann_poisson((24, 18))
+    n = An.shape[0]
+    A = bcsr(An)
+    b = rng.normal(size=n)
+    b -= b.mean()  # in the range (the transpose null space is the constants)
+    ref = np.linalg.pinv(An.toarray()) @ b
     bases = {"nullspace": "constant", "transpose_nullspace": "constant"}
     dense_lu = {"preconditioner": {"solver": "AMG", "coarse_solver": "DENSE_LU_SOLVER"}}
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        try:
-            jaxamg.solve(A, b, config=dense_lu, max_iters=30, **bases)
-        except RuntimeError as e:  # the engine may refuse the singular coarse matrix
-            assert "DENSE_LU_SOLVER" in str(e) and "singular" in str(e)
-    (message,) = null_space_warnings(record)
-    assert "DENSE_LU_SOLVER" in message
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", NullSpaceWarning)
-        jaxamg.solve(A, b, **bases, **TIGHT)
-        jaxamg.solve(bcsr(neumann_poisson((8, 8)) + sp.eye(64)), b, config=dense_lu, **TIGHT)
+        for config in ("PCG_CLASSICAL_AGG1_CHEBY2", dense_lu):
+            x, info = jaxamg.solve(A, jnp.asarray(b), config=config, **bases, **TIGHT)
+            assert info["status"] == jaxamg.AMGXStatus.SUCCESS, (config, info)
+            assert np.linalg.norm(np.asarray(x) - ref) < 1e-8 * np.linalg.norm(ref), config
+        lu = {"config_version": 2, "solver": {"scope": "main", "solver": "DENSE_LU_SOLVER"}}
+        x, info = jaxamg.solve(A, jnp.asarray(b), config=lu, **bases)
+        assert np.linalg.norm(np.asarray(x) - ref) < 1e-9 * np.linalg.norm(ref)
+    assert null_space_warnings(record) == []
+    with pytest.raises(RuntimeError, match="DENSE_LU_SOLVER: the .* matrix is singular"):
+        jaxamg.solve(A, jnp.asarray(b), config=lu)
 
 
 def test_solve_uses_the_singular_defaults(rng):

@@ -145,6 +145,23 @@ def test_residual_history_eager_trimmed_jit_padded(rng):
     assert np.all(np.isfinite(h[: k + 1])) and np.all(np.isnan(h[k + 1 :]))
 
 
+def test_info_says_setup_and_solve_ran_on_the_host(rng):
+    # CPU arrays: the host engine builds and solves, in direct calls (Python
+    # bools, no reason keys: the host is the place asked for), under jit and
+    # under vmap (bool arrays).
+    A = jsparse.BCSR.from_scipy_sparse(spd_matrix(rng, 64))
+    b = jnp.asarray(rng.normal(size=64))
+    _, info = jaxamg.solve(A, b, solver="PCG")
+    assert info["setup_on_device"] is False and info["solve_on_device"] is False
+    assert "host_reason" not in info and "setup_reason" not in info
+    _, info_j = jax.jit(lambda rhs: jaxamg.solve(A, rhs, solver="PCG"))(b)
+    assert info_j["solve_on_device"].dtype == jnp.bool_ and not bool(info_j["solve_on_device"])
+    assert not bool(info_j["setup_on_device"])
+    bs = jnp.asarray(rng.normal(size=(3, 64)))
+    _, info_v = jax.vmap(lambda rhs: jaxamg.solve(A, rhs, solver="PCG"))(bs)
+    assert info_v["solve_on_device"].shape == (3,) and not np.any(info_v["solve_on_device"])
+
+
 def test_not_converged_when_max_iters_too_small():
     A = matrices.tridiagonal_matrix(256, 2.0, dtype=jnp.float64)
     b = matrices.rhs_ones(256, dtype=jnp.float64)

@@ -106,6 +106,10 @@ CONFIGS = {
         dict(L1, relaxation_factor=0.9),
     ),
 }
+# FGMRES(30) over the classical AMG of pcg_classical_l1: the engine's own
+# FGMRES on the device (before, any GMRES solved on the host).
+CONFIGS["fgmres_classical_l1"] = copy.deepcopy(CONFIGS["pcg_classical_l1"])
+CONFIGS["fgmres_classical_l1"]["solver"].update(solver="FGMRES", gmres_n_restart=30)
 # JAX-AMG's default config (PBICGSTAB + classical PMIS/D2 + BLOCK_JACOBI 0.9,
 # strength 0.5, a one-row dense LU), what a call without a config runs, to TOL.
 CONFIGS["jaxamg_default"] = copy.deepcopy(jaxamg.config.DEFAULT_CONFIG)

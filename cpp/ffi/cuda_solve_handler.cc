@@ -3,7 +3,7 @@
 // buffers and XLA's stream.
 //
 // An AGGREGATION AMG (the solver, or the preconditioner of PCG, PCGF,
-// PBICGSTAB) on a scalar matrix with a canonical pattern is set up on the
+// PBICGSTAB, GMRES, FGMRES) on a scalar matrix with a canonical pattern is set up on the
 // device (DeviceSetupSolver): no host copy of the matrix, no CPU setup;
 // changed values run a device resetup. Everything else, and every setup
 // when JAXAMG_GPU_SETUP=host, is set up on the host: on a cache miss the
@@ -159,9 +159,10 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 template <class T>
-void write_stats(T* d_stats, const SolveResult& r, int64_t history_len, cudaStream_t s) {
-  std::vector<T> st(3 + history_len);
-  fill_stats(st.data(), r, history_len);
+void write_stats(T* d_stats, const SolveResult& r, int64_t history_len, int place,
+                 cudaStream_t s) {
+  std::vector<T> st(kStatsHead + history_len);
+  fill_stats(st.data(), r, history_len, place);
   from_host(d_stats, st.data(), st.size(), s, "cudaMemcpyAsync (stats)");
 }
 
@@ -170,7 +171,8 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
                  ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data,
                  ffi::AnyBuffer b, ffi::AnyBuffer x0, ffi::AnyBuffer x, ffi::AnyBuffer stats) {
   const CallLayout L(indptr, indices, data, b, x0, x, at.history_len);
-  L.check_sizes(b.dimensions().back(), data.dimensions().back(), "A");
+  L.check_sizes(b.dimensions().back(), data.dimensions().back(), stats.dimensions().back(),
+                "A");
   const int64_t n = L.n, n_ptr = L.n_ptr, nnz = L.nnz;
 
   SolverCache& cache = SolverCache::instance();
@@ -233,7 +235,8 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
       // Inside a compiled program a bad value cannot raise: FAILED with a
       // NaN solution, as on the CPU.
       cuda::fill<T>(n, std::numeric_limits<T>::quiet_NaN(), sol, stream);
-      write_stats(st, failed_result(), at.history_len, stream);
+      // The check and the NaN solution ran on the device.
+      write_stats(st, failed_result(), at.history_len, kSolveOnDevice, stream);
       continue;
     }
 
@@ -346,7 +349,9 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
       from_host(sol, hx.data(), n, stream, "cudaMemcpyAsync (x)");
     }
     const double solve_ms = milliseconds_since(solve_start);  // the solves return synchronised
-    write_stats(st, r, at.history_len, stream);
+    const int place =
+        (on_device ? kSolveOnDevice : kOnHost) | (state->device ? kSetupOnDevice : kOnHost);
+    write_stats(st, r, at.history_len, place, stream);
     CudaSolveInfo info;
     info.refresh = need == Refresh::kSetup       ? "setup"
                    : need == Refresh::kNewValues ? "resetup"

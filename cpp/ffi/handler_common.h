@@ -67,6 +67,14 @@ inline SolveAttrs make_attrs(std::string_view config, int64_t structure_hi,
           history_len};
 }
 
+// Where a lane's setup and solve ran, the stats row's entry 3: bit 0 set
+// when the solve ran on the GPU, bit 1 when the hierarchy was built there.
+// 0 is the host engine for both (every CPU and distributed solve).
+enum Place : int { kOnHost = 0, kSolveOnDevice = 1, kSetupOnDevice = 2 };
+// The stats row's entries before the residual history: iterations, final
+// residual, status, place.
+constexpr int64_t kStatsHead = 4;
+
 // Sizes and batch shapes of one call. Every operand's leading dimensions
 // broadcast against x's (each is 1 or the batch size).
 struct CallLayout {
@@ -87,13 +95,22 @@ struct CallLayout {
         b(batch_dims(b_.dimensions())),
         x0(batch_dims(x0_.dimensions())) {
     lanes = product(out);
-    stats_len = 3 + history_len;
+    stats_len = kStatsHead + history_len;
     shared_structure = product(ptr) == 1 && product(idx) == 1;
   }
 
-  // Throws InvalidInput unless b has one entry per row and data one value
-  // per column index; `rows_of` names the matrix ("A", or a process's block).
-  void check_sizes(int64_t b_len, int64_t data_len, const std::string& rows_of) const {
+  // Throws InvalidInput unless b has one entry per row, data one value per
+  // column index and the stats result kStatsHead + history_len entries;
+  // `rows_of` names the matrix ("A", or a process's block).
+  void check_sizes(int64_t b_len, int64_t data_len, int64_t stats_row,
+                   const std::string& rows_of) const {
+    if (stats_row != stats_len) {
+      throw InvalidInput("stats: the result has " + std::to_string(stats_row) +
+                         " entries per solve but history_len " +
+                         std::to_string(stats_len - kStatsHead) + " needs " +
+                         std::to_string(stats_len) + " (" + std::to_string(kStatsHead) +
+                         " + history_len); declare the stats result with that length");
+    }
     if (b_len != n) {
       throw InvalidInput("b: has " + std::to_string(b_len) + " entries but " + rows_of + " has " +
                          std::to_string(n) + " rows; pass one entry per row");
@@ -145,16 +162,18 @@ inline SolveResult failed_result() {
   return r;
 }
 
-// The stats row: iterations, final residual, status, then the residual
-// history padded with NaN to history_len entries.
+// The stats row: iterations, final residual, status, place (Place bits),
+// then the residual history padded with NaN to history_len entries.
 template <class T>
-void fill_stats(T* row, const SolveResult& r, int64_t history_len) {
+void fill_stats(T* row, const SolveResult& r, int64_t history_len, int place = kOnHost) {
   row[0] = static_cast<T>(r.iterations);
   row[1] = static_cast<T>(r.residual);
   row[2] = static_cast<T>(static_cast<int>(r.status));
+  row[3] = static_cast<T>(place);
   for (int64_t h = 0; h < history_len; ++h) {
-    row[3 + h] = h < static_cast<int64_t>(r.history.size()) ? static_cast<T>(r.history[h])
-                                                            : std::numeric_limits<T>::quiet_NaN();
+    row[kStatsHead + h] = h < static_cast<int64_t>(r.history.size())
+                              ? static_cast<T>(r.history[h])
+                              : std::numeric_limits<T>::quiet_NaN();
   }
 }
 

@@ -3,7 +3,8 @@
 //
 // Operands: indptr (S32[.., n+1]), indices (S32[.., nnz]), data (F32/F64
 // [.., nnz]), b and x0 ([.., n], the dtype of data). Results: x ([.., n]) and
-// stats ([.., 3 + history_len]: iterations, final residual, status, then the
+// stats ([.., 4 + history_len]: iterations, final residual, status, place
+// (handler_common.h: 0, the host engine, on this platform), then the
 // residual history padded with NaN). Leading dimensions are batch dimensions
 // added by jax.vmap (vmap_method="expand_dims"): each is either 1 (shared by
 // every lane) or the batch size, so a batch of right-hand sides with one
@@ -51,7 +52,8 @@ void solve_typed(const SolveAttrs& at, const NearNullspace& nns, ffi::Buffer<ffi
                  ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data, ffi::AnyBuffer b,
                  ffi::AnyBuffer x0, ffi::AnyBuffer x, ffi::AnyBuffer stats) {
   const CallLayout L(indptr, indices, data, b, x0, x, at.history_len);
-  L.check_sizes(b.dimensions().back(), data.dimensions().back(), "A");
+  L.check_sizes(b.dimensions().back(), data.dimensions().back(), stats.dimensions().back(),
+                "A");
   const int64_t n = L.n, nnz = L.nnz;
   const T* b_base = b.typed_data<T>();
   const T* x0_base = x0.typed_data<T>();

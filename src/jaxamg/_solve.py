@@ -90,7 +90,10 @@ def solve(
     float32) and `info`: `iterations`, `residual`, `status`
     (:class:`jaxamg.AMGXStatus`), `residual_history` (a `jax.Array`: trimmed
     to `iterations + 1` entries when called directly, NaN-padded to
-    `max_iters + 1` entries under a transformation).
+    `max_iters + 1` entries under a transformation), and `setup_on_device`,
+    `solve_on_device` (where the hierarchy was built and the solve ran: True
+    on a GPU where the device path covers the config; a direct call on a GPU
+    that ran either on the host adds `setup_reason` or `host_reason`).
 
     Non-convergence is data, not an exception: check `info["status"]`.
     Gradients: `jax.grad`, `jax.jvp` and `jax.vmap` work through the solve;

@@ -57,7 +57,6 @@ __all__ = [
     "warn_if_singular",
     "verify_nullspace",
     "warn_missing_basis",
-    "warn_dense_lu",
 ]
 
 
@@ -438,19 +437,6 @@ def warn_missing_basis(given: str, stacklevel: int = 3) -> None:
         f"`jaxamg.solve`: `{given}` is declared without `{missing}` on a matrix not marked "
         f"symmetric: {consequence}. Pass `{missing}` too, or mark A symmetric with "
         "jaxamg.with_cache(A, is_symmetric=True) so that one basis serves for both.",
-        NullSpaceWarning,
-        stacklevel=stacklevel,
-    )
-
-
-def warn_dense_lu(stacklevel: int = 3) -> None:
-    """Warns that DENSE_LU_SOLVER is the coarse solver of a singular system."""
-    warnings.warn(
-        "`jaxamg.solve`: DENSE_LU_SOLVER is configured as the AMG coarse solver of a system "
-        "with a declared null space; the coarsest matrix is singular, so the LU factorisation "
-        "meets a (near-)zero pivot and the cycle can diverge. Leave `coarse_solver` unset (a "
-        "null space selects block-Jacobi sweeps) or set "
-        "coarse_solver={'solver': 'BLOCK_JACOBI', 'max_iters': 20}.",
         NullSpaceWarning,
         stacklevel=stacklevel,
     )

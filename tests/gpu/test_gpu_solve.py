@@ -74,6 +74,13 @@ BICG_CHEBY = {
         },
     },
 }
+# FGMRES over the aggregation AMG, and GMRES restarted every 10 steps over
+# the classical one: the engine's own (F)GMRES, run on the device.
+FGMRES_AGG = {"config_version": 2, "solver": dict(PCG_AGG["solver"], solver="FGMRES")}
+GMRES_CHEBY = {
+    "config_version": 2,
+    "solver": dict(BICG_CHEBY["solver"], solver="GMRES", gmres_n_restart=10),
+}
 
 
 def gpu():
@@ -114,7 +121,15 @@ def rel(x, ref):
 
 
 @pytest.mark.parametrize("dtype, tol", [(np.float64, 1e-8), (np.float32, 1e-4)])
-@pytest.mark.parametrize("config, make", [(PCG_AGG, "poisson"), (BICG_CHEBY, "convection")])
+@pytest.mark.parametrize(
+    "config, make",
+    [
+        (PCG_AGG, "poisson"),
+        (BICG_CHEBY, "convection"),
+        (FGMRES_AGG, "convection"),
+        (GMRES_CHEBY, "convection"),
+    ],
+)
 def test_solution_matches_spsolve_and_cpu(rng, dtype, tol, config, make):
     A = poisson3d(14) if make == "poisson" else convection2d(40, rng)
     A = A.astype(dtype)
@@ -130,6 +145,8 @@ def test_solution_matches_spsolve_and_cpu(rng, dtype, tol, config, make):
     assert next(iter(x_gpu.devices())).platform == "gpu"
     last = _ffi.cuda_native().last_solve()
     assert last["on_device"], last["host_reason"]
+    assert info_gpu["solve_on_device"] is True and info_gpu["setup_on_device"] is True
+    assert "host_reason" not in info_gpu and "setup_reason" not in info_gpu
 
     Mc, bc = on(cpu(), A, b)
     x_cpu, info_cpu = jaxamg.solve(Mc, bc, config=cfg)
@@ -266,5 +283,10 @@ def test_unsupported_configuration_falls_back_to_host(rng):
     x, info = jax.block_until_ready(jaxamg.solve(M, bg, config=cfg))
     last = _ffi.cuda_native().last_solve()
     assert not last["on_device"] and "MULTICOLOR_GS" in last["host_reason"]
+    # info says so itself: where each phase ran, and why the host.
+    assert info["solve_on_device"] is False and info["setup_on_device"] is False
+    assert "MULTICOLOR_GS" in info["host_reason"] and info["setup_reason"]
+    _, info_j = jax.jit(lambda M, rhs: jaxamg.solve(M, rhs, config=cfg))(M, bg)
+    assert not bool(info_j["solve_on_device"]) and not bool(info_j["setup_on_device"])
     assert int(info["status"]) == 0
     assert rel(x, spla.spsolve(A.tocsc(), b)) < 1e-8

@@ -44,6 +44,9 @@ std::vector<ParamSpec> build() {
       I("verbosity_level", 3), I("solver_verbose", 0), I("convergence_analysis", 0),
       S("scaling", "NONE", {"NONE", "DIAGONAL_SYMMETRIC", "BINORMALIZATION", "NBINORMALIZATION"}),
       I("exception_handling", 0), I("determinism_flag", 0),
+      // Extension: the system has a declared null space; DENSE_LU_SOLVER
+      // then pins a zero pivot instead of failing (solvers/direct/dense_lu.h).
+      I("x_singular_system", 0),
       // Krylov.
       I("gmres_n_restart", 20), I("gmres_krylov_dim", 0), I("subspace_dim_s", 8),
       // AMG common.
@@ -152,8 +155,8 @@ const char* refused_amgx_solver(const std::string& name) {
 }
 
 bool default_scope_only(const std::string& name) {
-  for (const char* n : {"determinism_flag", "block_format", "separation_interior",
-                        "separation_exterior", "min_rows_latency_hiding",
+  for (const char* n : {"determinism_flag", "x_singular_system", "block_format",
+                        "separation_interior", "separation_exterior", "min_rows_latency_hiding",
                         "fine_level_consolidation", "use_cuda_ipc_consolidation"}) {
     if (name == n) return true;
   }

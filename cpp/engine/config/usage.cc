@@ -111,7 +111,7 @@ const std::set<std::string> kDefault = {
     "fine_level_consolidation", "use_cuda_ipc_consolidation", "device_mem_pool_size",
     "device_mem_pool_max_alloc_size", "num_streams", "matrix_halo_exchange", "block_convert",
     "complex_conversion", "rhs_from_a", "matrix_writer", "use_opt_kernels",
-    "use_cusparse_spgemm", "exception_handling", "print_config"};
+    "use_cusparse_spgemm", "exception_handling", "print_config", "x_singular_system"};
 
 // Depth first with an explicit stack, not recursion: a legacy chain
 // s0:preconditioner(s1)=PCG, s1:preconditioner(s2)=PCG, ... is as long as the

@@ -1,9 +1,7 @@
 #include "device/krylov_steps.h"
 
 #include "backend/cuda/csr_kernels.h"
-#include "backend/cuda/vector_backend.cuh"
-#include "solvers/krylov/bicgstab_method.h"
-#include "solvers/krylov/cg_method.h"
+#include "backend/cuda/device_array.h"
 
 namespace jaxamg::device {
 
@@ -27,6 +25,16 @@ std::vector<T> download(const cuda::DeviceArray<T>& a, cudaStream_t stream) {
   return host;
 }
 
+KrylovShape shape_of(KrylovKind kind, bool precond, int restart, int window) {
+  KrylovShape s;
+  s.kind = kind;
+  s.preconditioned = precond;
+  s.restart = restart;
+  s.window = window;
+  s.track_residual = true;
+  return s;
+}
+
 }  // namespace
 
 bool cuda_device_available() {
@@ -35,63 +43,48 @@ bool cuda_device_available() {
 }
 
 template <class T>
-struct KrylovSteps<T>::Impl {
-  using Backend = cuda::VectorBackend<T>;
-
-  // The operator and preconditioner as the methods call them.
-  struct Operator {
-    Impl* impl;
-    void matvec(const T* x, T* y) const {
-      cuda::csr_axpby(impl->A, T(1), x, T(0), y, impl->stream);
-    }
-    void precondition(const T* r, T* z) const {
-      const std::size_t n = impl->n;
-      diagonal_scale_kernel<T><<<(n + 255) / 256, 256, 0, impl->stream>>>(n, impl->d.data(), r, z);
-      cuda::check_launch("diagonal preconditioner");
-    }
-  };
-
-  Impl(KrylovKind kind, const CsrMatrix<T>& host, const std::vector<T>& diagonal)
-      : n(static_cast<std::size_t>(host.nrows)), be(n, slot_count(kind), stream) {
+struct KrylovSteps<T>::Impl : DeviceOperator<T> {
+  Impl(KrylovKind kind, const CsrMatrix<T>& host, const std::vector<T>& diagonal, int restart,
+       int window)
+      : n(static_cast<std::size_t>(host.nrows)),
+        method(shape_of(kind, !diagonal.empty(), restart, window), n, stream) {
     ptr.assign(host.row_ptr);
     col.assign(host.col);
     val.assign(host.val);
     A = {host.nrows, ptr.data(), col.data(), val.data(),
          cuda::csr_lanes(host.nrows, host.col.size())};
     if (!diagonal.empty()) d.assign(diagonal);
-    const bool precond = !diagonal.empty();
-    b = be.make_vector();
-    x = be.make_vector();
-    r = be.make_vector();
-    if (kind == KrylovKind::kBicgstab || kind == KrylovKind::kPbicgstab) {
-      bicgstab = std::make_unique<BicgstabMethod<Backend>>(be, precond);
-    } else {
-      cg = std::make_unique<CgMethod<Backend>>(be, precond, kind == KrylovKind::kPcgf);
-    }
+    b.resize(n);
+    x.resize(n);
+    r.resize(n);
+    stop.resize(1);
   }
 
-  static int slot_count(KrylovKind kind) {
-    const bool bicgstab = kind == KrylovKind::kBicgstab || kind == KrylovKind::kPbicgstab;
-    return bicgstab ? static_cast<int>(BicgstabSlots::kCount) : static_cast<int>(CgSlots::kCount);
+  void matvec(const T* in, T* out) override {
+    cuda::csr_axpby(A, T(1), in, T(0), out, stream);
   }
-  int init_slot() const {
-    return cg ? static_cast<int>(CgSlots::kInit) : static_cast<int>(BicgstabSlots::kInit);
+  void precondition(const T* in, T* out) override {
+    diagonal_scale_kernel<T><<<(n + 255) / 256, 256, 0, stream>>>(n, d.data(), in, out);
+    cuda::check_launch("diagonal preconditioner");
+  }
+  void residual(const T* in, T* out) override {
+    cuda::csr_residual(A, in, b.data(), out, stream);
   }
 
   cudaStream_t stream = nullptr;  // the default stream
   std::size_t n;
-  Backend be;
   cuda::DeviceArray<Index> ptr, col;
   cuda::DeviceArray<T> val, d;
   cuda::CsrRef<T> A;
   cuda::DeviceArray<T> b, x, r;
-  std::unique_ptr<CgMethod<Backend>> cg;
-  std::unique_ptr<BicgstabMethod<Backend>> bicgstab;
+  cuda::DeviceArray<double> stop;
+  OuterKrylov<T> method;
 };
 
 template <class T>
-KrylovSteps<T>::KrylovSteps(KrylovKind kind, const CsrMatrix<T>& A, const std::vector<T>& diagonal)
-    : impl_(std::make_unique<Impl>(kind, A, diagonal)) {}
+KrylovSteps<T>::KrylovSteps(KrylovKind kind, const CsrMatrix<T>& A, const std::vector<T>& diagonal,
+                            int restart, int window)
+    : impl_(std::make_unique<Impl>(kind, A, diagonal, restart, window)) {}
 
 template <class T>
 KrylovSteps<T>::~KrylovSteps() = default;
@@ -102,24 +95,20 @@ void KrylovSteps<T>::start(const std::vector<T>& b, const std::vector<T>& x0) {
   m.b.assign(b);
   m.x.assign(x0);
   cuda::csr_residual(m.A, m.x.data(), m.b.data(), m.r.data(), m.stream);
-  m.be.set_slot(m.init_slot(), 1.0);
-  if (m.cg) {
-    m.cg->init(m.r.data());
-  } else {
-    m.bicgstab->init(m.r.data());
-  }
+  m.method.init(m.r.data());
 }
 
 template <class T>
 IterationResult KrylovSteps<T>::iterate() {
   Impl& m = *impl_;
-  typename Impl::Operator op{&m};
-  if (m.cg) {
-    m.cg->iteration(op, m.x.data(), m.r.data());
-    return CgMethod<typename Impl::Backend>::outcome(slots().data());
-  }
-  m.bicgstab->iteration(op, m.x.data(), m.r.data());
-  return BicgstabMethod<typename Impl::Backend>::outcome(slots().data());
+  m.method.iteration(m, m.x.data(), m.r.data(), m.stop.data());
+  return m.method.outcome();
+}
+
+template <class T>
+void KrylovSteps<T>::finalize() {
+  Impl& m = *impl_;
+  m.method.finalize(m, m.x.data());
 }
 
 template <class T>
@@ -132,7 +121,7 @@ std::vector<T> KrylovSteps<T>::r() const {
 }
 template <class T>
 std::vector<double> KrylovSteps<T>::slots() const {
-  return impl_->be.read_slots();
+  return impl_->method.slots();
 }
 
 template class KrylovSteps<float>;

@@ -29,7 +29,8 @@ std::unique_ptr<DeviceHierarchy<U>> make_hierarchy(const Config& cfg, const std:
 // The outer methods that apply their "preconditioner" (CG and BICGSTAB
 // ignore it, as in AmgX).
 bool preconditioned_method(const std::string& name) {
-  return name == "PCG" || name == "PCGF" || name == "PBICGSTAB";
+  return name == "PCG" || name == "PCGF" || name == "PBICGSTAB" || name == "GMRES" ||
+         name == "FGMRES";
 }
 
 }  // namespace

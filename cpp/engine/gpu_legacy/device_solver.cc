@@ -1,8 +1,10 @@
 #include "gpu_legacy/device_solver.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "amg/amg_solver.h"
@@ -15,16 +17,11 @@ namespace jaxamg::cuda {
 
 namespace {
 
-// The outer method by its registered name, or false.
-bool method_of(const std::string& name, int* m) {
-  static const char* names[] = {"CG", "PCG", "PCGF", "BICGSTAB", "PBICGSTAB", "AMG"};
-  for (int i = 0; i < 6; ++i) {
-    if (name == names[i]) {
-      *m = i;
-      return true;
-    }
-  }
-  return false;
+// Whether `name` is an outer method the device runs: a Krylov method of
+// device/outer_krylov.h, or AMG.
+bool device_method(const std::string& name) {
+  device::KrylovKind kind;
+  return name == "AMG" || device::krylov_kind_of(name, &kind);
 }
 
 template <class T>
@@ -68,8 +65,7 @@ bool graphs_enabled() {
 
 template <class T>
 std::string DeviceSolver<T>::unsupported_method(const Solver<T>& top) {
-  int m = 0;
-  if (!method_of(top.name(), &m)) return "solver " + top.name();
+  if (!device_method(top.name())) return "solver " + top.name();
   const Config& cfg = top.context().config;
   if (cfg.get_int("print_solve_stats", top.scope()) != 0 ||
       cfg.get_int("obtain_timings", top.scope()) != 0) {
@@ -107,9 +103,8 @@ std::string DeviceSolver<T>::unsupported(const Solver<T>& top) {
 template <class T>
 void DeviceSolver<T>::choose_method(const std::string& why) {
   if (!why.empty()) throw NotSupported("CUDA backend: " + why + " does not run on the GPU");
-  int m = 0;
-  method_of(top_.name(), &m);
-  method_ = static_cast<Method>(m);
+  amg_outer_ = top_.name() == "AMG";
+  if (!amg_outer_) device::krylov_kind_of(top_.name(), &shape_.kind);
 }
 
 template <class T>
@@ -120,6 +115,7 @@ void DeviceSolver<T>::build_on_new_handle(Build build) {
     build();
     allocate_work();
   } catch (...) {
+    krylov_.reset();
     amg_.reset();
     mixed_.reset();
     cusparseDestroy(handle_);
@@ -205,27 +201,21 @@ template <class T>
 void DeviceSolver<T>::allocate_work() {
   const std::size_t n = static_cast<std::size_t>(n_);
   r_.resize(n);
-  switch (method_) {
-    case Method::kCG:
-    case Method::kPCG:
-    case Method::kPCGF:
-      p_.resize(n);
-      q_.resize(n);
-      if (has_amg()) z_.resize(n);
-      break;
-    case Method::kBiCGStab:
-    case Method::kPBiCGStab:
-      shadow_.resize(n);
-      p_.resize(n);
-      v_.resize(n);
-      t_.resize(n);
-      if (has_amg()) {
-        phat_.resize(n);
-        shat_.resize(n);
-      }
-      break;
-    case Method::kAmg:
-      break;
+  if (!amg_outer_) {
+    // The shape of the host solver's method (gmres_cycle.h): the cycle
+    // capped at max_iters, FGMRES's window; the residual vector carried
+    // where the loop measures it.
+    const Config& cfg = top_.context().config;
+    const std::string& scope = top_.scope();
+    shape_.preconditioned = has_amg();
+    if (shape_.kind == device::KrylovKind::kGmres || shape_.kind == device::KrylovKind::kFgmres) {
+      shape_.restart =
+          std::min(cfg.get_int("gmres_n_restart", scope), std::max(1, top_.max_iters()));
+      shape_.window =
+          shape_.kind == device::KrylovKind::kFgmres ? cfg.get_int("gmres_krylov_dim", scope) : 0;
+    }
+    shape_.track_residual = top_.monitors_residual();
+    krylov_ = std::make_unique<device::OuterKrylov<T>>(shape_, n, stream_);
   }
   scal_.resize(kNumSlots);
   work_.resize(kReduceBlocks);
@@ -282,15 +272,14 @@ void DeviceSolver<T>::amg_cycle(const T* b, T* x, bool x_is_zero) {
 }
 
 template <class T>
-void DeviceSolver<T>::read_back(NormType type, double out[3]) {
+void DeviceSolver<T>::read_back(NormType type, double out[2]) {
   reduce_to(norm_reduction(type), r_.data(), nullptr, kNorm);
-  check(cudaMemcpyAsync(pinned_, scal_.data(), 3 * sizeof(double), cudaMemcpyDeviceToHost,
+  check(cudaMemcpyAsync(pinned_, scal_.data(), 2 * sizeof(double), cudaMemcpyDeviceToHost,
                         stream_),
         "cudaMemcpyAsync (solver scalars)");
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (convergence test)");
   out[0] = pinned_[kStop];
-  out[1] = pinned_[kHalf];
-  out[2] = pinned_[kNorm];
+  out[1] = pinned_[kNorm];
 }
 
 template <class T>
@@ -328,11 +317,11 @@ bool DeviceSolver<T>::ensure_loop(const T* b, T* x, bool monitor, bool store, No
   auto body = [&](cudaStream_t cs) {
     stream_ = cs;
     check(cusparseSetStream(handle_, cs), "cusparseSetStream (capture)");
-    if (method_ == Method::kAmg) {
+    if (amg_outer_) {
       amg_cycle(b, x, false);
       residual(x, b, r_.data());
     } else {
-      method_iteration(x);
+      method_iteration(b, x);
     }
     reduce_to(norm_reduction(norm_type), r_.data(), nullptr, kNorm);
   };
@@ -360,7 +349,8 @@ bool DeviceSolver<T>::ensure_loop(const T* b, T* x, bool monitor, bool store, No
 // PCG without a preconditioner is the same recurrence as CG (z = r).
 template <class T>
 bool DeviceSolver<T>::solve_small(const T* b, T* x, bool use_x0, SolveResult* res) {
-  if ((method_ != Method::kCG && method_ != Method::kPCG) || has_amg() || n_ < 1 ||
+  const bool cg = shape_.kind == device::KrylovKind::kCg || shape_.kind == device::KrylovKind::kPcg;
+  if (amg_outer_ || !cg || has_amg() || n_ < 1 ||
       n_ > kSmallCgMaxRows || !small_cg_enabled()) {
     return false;
   }
@@ -398,17 +388,22 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
   traffic_.bytes = 0;
   if (amg_) amg_->traffic().bytes = 0;
   if (mixed_) mixed_->reset_traffic();
+  if (krylov_) {
+    krylov_->set_stream(stream_);
+    krylov_->reset_traffic();
+  }
   const Solver<T>& S = top_;
   const bool monitor = S.monitors_residual();
   const bool store = S.stores_history();
   const NormType norm_type = monitor ? S.norm_type() : NormType::kL2;
-  const bool keeps_residual = method_ != Method::kAmg;
+  const bool keeps_residual = !amg_outer_;
   const int max_iters = S.max_iters();
   const bool x_is_zero = !use_x0;
 
   // With the iteration graph the solve runs on vectors of its own, so that
   // the captured iteration's addresses hold for every call.
-  const bool graphs = graphs_enabled() && (monitor || method_ != Method::kAmg);
+  const bool graphs = graphs_enabled() && (monitor || !amg_outer_) &&
+                      (amg_outer_ || krylov_->capturable());
   T* const x_out = x;
   if (graphs) {
     x_loop_.resize(n_);
@@ -417,7 +412,7 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
             "cudaMemcpyAsync (initial guess)");
     }
     x = x_loop_.data();
-    if (method_ == Method::kAmg) {
+    if (amg_outer_) {
       b_loop_.resize(n_);
       check(cudaMemcpyAsync(b_loop_.data(), b, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
             "cudaMemcpyAsync (right-hand side)");
@@ -430,7 +425,7 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
   double initial = -1, largest = -1, final_norm = -1;
   bool done = false;
   Status status = Status::kSuccess;
-  double back[3];
+  double back[2];
 
   if (monitor) {
     if (x_is_zero) {
@@ -440,7 +435,7 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
       residual(x, b, r_.data());
     }
     read_back(norm_type, back);
-    initial = largest = final_norm = back[2];
+    initial = largest = final_norm = back[1];
     if (store) res.history.push_back(initial);
     if (!std::isfinite(initial)) {
       status = Status::kFailed;
@@ -453,6 +448,9 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
     status = monitor ? Status::kNotConverged : Status::kSuccess;
     done = true;
   }
+  // A restart after a rejected true residual must at least halve it, as in
+  // Solver::solve (the precision floor otherwise ends the solve).
+  double rejected_true_norm = std::numeric_limits<double>::infinity();
   bool first_pass = true;
   while (!done) {
     const bool zero_start = x_is_zero && first_pass;
@@ -466,7 +464,7 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
       // Only an AMG iteration reads b; a Krylov iteration works on r, so
       // its graph does not depend on the caller's b buffer.
       if (graphs && pass_started &&
-          ensure_loop(method_ == Method::kAmg ? b : nullptr, x, monitor, store, norm_type,
+          ensure_loop(amg_outer_ ? b : nullptr, x, monitor, store, norm_type,
                       max_iters)) {
         LoopState start;
         start.initial = initial;
@@ -488,23 +486,23 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
         continue;
       }
       pass_started = true;
-      if (method_ == Method::kAmg) {
+      if (amg_outer_) {
         amg_cycle(b, x, x_is_zero && iterations == 0);
         if (monitor) residual(x, b, r_.data());
       } else {
-        method_iteration(x);
+        method_iteration(b, x);
       }
       ++iterations;
       // AMG without monitoring needs no read-back: it never stops early.
-      const bool need_back = monitor || method_ != Method::kAmg;
+      const bool need_back = monitor || !amg_outer_;
       if (need_back) read_back(norm_type, back);
       const bool stopped = need_back && back[0] != 0.0;
       // stop_recurrence(): an exactly zero residual means converged.
-      const bool step_converged = stopped && back[2] == 0.0;
+      const bool step_converged = stopped && back[1] == 0.0;
       const bool step_breakdown = stopped && !step_converged;
       if (monitor) {
         from_recurrence = keeps_residual;
-        final_norm = back[2];
+        final_norm = back[1];
         largest = std::max(largest, final_norm);
         if (store) res.history.push_back(final_norm);
         if (!std::isfinite(final_norm)) {
@@ -525,20 +523,23 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
         done = true;
       }
     }
+    if (!amg_outer_) method_finalize(b, x);
     if (!done) {
       status = monitor ? Status::kNotConverged
-                       : (method_ != Method::kAmg ? Status::kSuccess : Status::kNotConverged);
+                       : (!amg_outer_ ? Status::kSuccess : Status::kNotConverged);
       break;
     }
     if (status == Status::kSuccess && from_recurrence) {
       // The true residual b - A x before reporting SUCCESS (Solver::solve).
       residual(x, b, r_.data());
       read_back(norm_type, back);
-      const double true_norm = back[2];
+      const double true_norm = back[1];
       if (std::isfinite(true_norm) && !S.converged_with(true_norm, initial, largest)) {
         final_norm = true_norm;
         if (store && !res.history.empty()) res.history.back() = true_norm;
-        if (iterations < max_iters) {
+        const bool progressing = true_norm <= 0.5 * rejected_true_norm;
+        rejected_true_norm = true_norm;
+        if (iterations < max_iters && progressing) {
           done = false;
           continue;
         }
@@ -556,7 +557,7 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
   res.iterations = iterations;
   res.residual = monitor ? final_norm : -1;
   last_bytes_ = traffic_.bytes + (amg_ ? amg_->traffic().bytes : 0) +
-                (mixed_ ? mixed_->traffic_bytes() : 0);
+                (mixed_ ? mixed_->traffic_bytes() : 0) + (krylov_ ? krylov_->traffic() : 0);
   return res;
 }
 

@@ -1,7 +1,9 @@
 // The solve phase of a CPU-built solver tree on a CUDA device: the
-// outer method (CG, PCG, PCGF, BICGSTAB, PBICGSTAB, or AMG itself) with an
-// AMG preconditioner (DeviceAmg; in a float64 solve also a float32 hierarchy,
-// DeviceMixedAmg) or none. The loop is Solver::solve's:
+// outer method (CG, PCG, PCGF, BICGSTAB, PBICGSTAB, GMRES, FGMRES, or AMG
+// itself) with an AMG preconditioner (DeviceAmg; in a float64 solve also a
+// float32 hierarchy, DeviceMixedAmg) or none. The Krylov methods are the
+// engine's own (device/outer_krylov.h: the methods of solvers/krylov on the
+// CUDA backend). The loop is Solver::solve's:
 // the same monitoring, convergence test (Solver::converged_with), residual
 // history, AmgX statuses (SUCCESS, NOT_CONVERGED, FAILED on NaN/Inf,
 // DIVERGED on a breakdown) and true-residual check before SUCCESS. The
@@ -9,7 +11,8 @@
 // per iteration (stop flag and residual norm) for the convergence test --
 // or, by default, runs the iterations after the first as one CUDA graph
 // (IterationGraph) that applies the same test on the device and returns to
-// the host only when the loop stops. JAXAMG_CUDA_GRAPHS=0 in the environment
+// the host only when the loop stops (not for (F)GMRES, whose steps read
+// their step index on the host). JAXAMG_CUDA_GRAPHS=0 in the environment
 // selects the per-iteration host loop (the results are the same). CG
 // without a preconditioner on at most kSmallCgMaxRows rows runs instead as
 // one fused kernel (SmallCg), unless JAXAMG_SMALL_CG=0 or the device cannot
@@ -30,6 +33,7 @@
 
 #include "api/linear_solver.h"
 #include "backend/cuda/kernels.h"
+#include "device/outer_krylov.h"
 #include "gpu_legacy/device_amg.h"
 #include "gpu_legacy/device_mixed_amg.h"
 #include "gpu_legacy/iteration_graph.h"
@@ -82,7 +86,9 @@ class DeviceSolver {
   int last_small_cg_blocks() const { return small_blocks_; }
 
  private:
-  enum class Method { kCG, kPCG, kPCGF, kBiCGStab, kPBiCGStab, kAmg };
+  // The solve's operator for the Krylov method: A, the AMG preconditioner,
+  // b - A x for the b of the solve.
+  struct Operator;
 
   // The constructors' common steps: `why` empty or the reason the method
   // cannot run here (thrown as NotSupported), then the method of top_.
@@ -91,10 +97,16 @@ class DeviceSolver {
   // exception frees what was built and the handle, then rethrows.
   template <class Build>
   void build_on_new_handle(Build build);
-  // The work vectors of the method (every constructor).
+  // The Krylov method (unless AMG is the outer method) and the work vectors
+  // (every constructor).
   void allocate_work();
+  // r = b - A x (b itself from a zero guess, which x then takes) and the
+  // Krylov method started from it.
   void method_init(const T* b, T* x, bool x_is_zero);
-  void method_iteration(T* x);
+  // One iteration of the Krylov method; its stop flag into scal_[kStop].
+  void method_iteration(const T* b, T* x);
+  // The correction the method holds back to the end of a pass ((F)GMRES).
+  void method_finalize(const T* b, T* x);
   void precondition(const T* r, T* z);
   // One AMG step when AMG is the outer method.
   void amg_cycle(const T* b, T* x, bool x_is_zero);
@@ -102,8 +114,8 @@ class DeviceSolver {
   void residual(const T* x, const T* b, T* r);
   void spmv(T alpha, const T* x, T beta, T* y);
   void reduce_to(Reduce op, const T* x, const T* y, int slot);
-  // Enqueues the norm of r_ into kNorm and reads kStop, kHalf, kNorm.
-  void read_back(NormType type, double out[3]);
+  // Enqueues the norm of r_ into kNorm and reads kStop and kNorm.
+  void read_back(NormType type, double out[2]);
   bool all_finite(const T* x);
   double traffic_total();
   // The graph of one iteration on x and b with this monitoring setup,
@@ -115,7 +127,9 @@ class DeviceSolver {
   bool solve_small(const T* b, T* x, bool use_x0, SolveResult* res);
 
   const Solver<T>& top_;
-  Method method_;
+  bool amg_outer_ = false;  // AMG itself is the outer method
+  device::KrylovShape shape_;
+  std::unique_ptr<device::OuterKrylov<T>> krylov_;  // nullptr when amg_outer_
   Index n_ = 0;
   cusparseHandle_t handle_ = nullptr;
   cudaStream_t stream_ = nullptr;
@@ -123,11 +137,10 @@ class DeviceSolver {
   std::unique_ptr<DeviceMixedAmg> mixed_;  // float64 solves only
   DeviceCsr<T> own_A_;  // the operator when no AMG level 0 shares it
   const DeviceCsr<T>* A_ = nullptr;
-  DeviceArray<T> r_, z_, p_, q_, shadow_, v_, t_, phat_, shat_;
+  DeviceArray<T> r_;
   DeviceArray<double> scal_, work_;
   DeviceArray<int> flags_;
   double* pinned_ = nullptr;  // host mirror of kStop..kNorm
-  bool first_ = true;
   // The iteration graph, the vectors it runs on and what it was captured for.
   IterationGraph loop_;
   DeviceArray<T> x_loop_, b_loop_;

@@ -1,7 +1,6 @@
-// The outer Krylov methods' steps on the device (DeviceSolver::method_init
-// and method_iteration): one solve_iteration of cg.cc / bicgstab.cc as
-// kernels with the scalars kept on the device, so that the iteration graph
-// (device_solver.cc) can replay them without a host round trip.
+// The outer Krylov method's steps inside DeviceSolver's loop: the engine's
+// one method (device/outer_krylov.h) on the solve's operator, its stop flag
+// written where the loop and the iteration graph read it (scal_[kStop]).
 #include "gpu_legacy/device_solver.h"
 
 #include "backend/cuda/cuda_check.h"
@@ -10,9 +9,18 @@
 namespace jaxamg::cuda {
 
 template <class T>
+struct DeviceSolver<T>::Operator final : device::DeviceOperator<T> {
+  DeviceSolver* solver;
+  const T* b;
+  Operator(DeviceSolver* s, const T* rhs) : solver(s), b(rhs) {}
+  void matvec(const T* x, T* y) override { solver->spmv(T(1), x, T(0), y); }
+  void precondition(const T* r, T* z) override { solver->precondition(r, z); }
+  void residual(const T* x, T* r) override { solver->residual(x, b, r); }
+};
+
+template <class T>
 void DeviceSolver<T>::method_init(const T* b, T* x, bool x_is_zero) {
-  first_ = true;
-  if (method_ == Method::kAmg) return;
+  if (amg_outer_) return;
   if (x_is_zero) {
     fill<T>(n_, T(0), x, stream_);
     check(cudaMemcpyAsync(r_.data(), b, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
@@ -20,76 +28,32 @@ void DeviceSolver<T>::method_init(const T* b, T* x, bool x_is_zero) {
   } else {
     residual(x, b, r_.data());
   }
-  if (method_ == Method::kBiCGStab || method_ == Method::kPBiCGStab) {
-    check(cudaMemcpyAsync(shadow_.data(), r_.data(), n_ * sizeof(T), cudaMemcpyDeviceToDevice,
-                          stream_),
-          "cudaMemcpyAsync (shadow residual)");
-  }
+  krylov_->set_stream(stream_);
+  krylov_->init(r_.data());
 }
 
-// One solve_iteration of cg.cc / bicgstab.cc, scalars on the device; for AMG
-// one cycle. A stop (unusable divisor) leaves kStop set, with the vectors as
-// the CPU method leaves them when it returns early.
+// A stop (an unusable divisor, or an exact solution) leaves scal_[kStop]
+// set, with the vectors as the CPU method leaves them when it returns early.
 template <class T>
-void DeviceSolver<T>::method_iteration(T* x) {
-  const std::size_t n = static_cast<std::size_t>(n_);
-  const double vec = static_cast<double>(n) * sizeof(T);
-  check(cudaMemsetAsync(scal_.data(), 0, 2 * sizeof(double), stream_), "cudaMemsetAsync (stop)");
-  T* r = r_.data();
-  switch (method_) {
-    case Method::kAmg:  // solve() runs the cycles itself
-      break;
-    case Method::kCG:
-    case Method::kPCG:
-    case Method::kPCGF: {
-      const bool precond = has_amg();
-      T* z = precond ? z_.data() : r;
-      if (precond) precondition(r, z);
-      reduce_to(Reduce::kDot, r, z, kRzNew);
-      const bool flexible = method_ == Method::kPCGF;
-      if (flexible && !first_) reduce_to(Reduce::kDot, z, q_.data(), kZq);
-      cg_direction(scal_.data(), first_, flexible, stream_);
-      cg_new_direction<T>(n, scal_.data(), first_, z, p_.data(), stream_);
-      traffic_.bytes += (first_ ? 2 : 3) * vec;
-      first_ = false;
-      spmv(T(1), p_.data(), T(0), q_.data());
-      reduce_to(Reduce::kDot, p_.data(), q_.data(), kPq);
-      cg_step(scal_.data(), stream_);
-      cg_update<T>(n, scal_.data(), p_.data(), q_.data(), x, r, stream_);
-      traffic_.bytes += 6 * vec;
-      break;
-    }
-    case Method::kBiCGStab:
-    case Method::kPBiCGStab: {
-      const bool precond = has_amg();
-      T* phat = precond ? phat_.data() : p_.data();
-      T* shat = precond ? shat_.data() : r;
-      reduce_to(Reduce::kDot, shadow_.data(), r, kRzNew);
-      bicg_rho(scal_.data(), first_, stream_);
-      bicg_direction<T>(n, scal_.data(), first_, r, v_.data(), p_.data(), stream_);
-      traffic_.bytes += (first_ ? 2 : 4) * vec;
-      first_ = false;
-      if (precond) precondition(p_.data(), phat);
-      spmv(T(1), phat, T(0), v_.data());
-      reduce_to(Reduce::kDot, shadow_.data(), v_.data(), kPq);
-      bicg_alpha(scal_.data(), stream_);
-      axpy_slot<T>(n, scal_.data(), kAlpha, -1.0, v_.data(), r, stream_);
-      traffic_.bytes += 3 * vec;
-      if (precond) precondition(r, shat);
-      spmv(T(1), shat, T(0), t_.data());
-      reduce_to(Reduce::kDot, t_.data(), t_.data(), kTt);
-      reduce_to(Reduce::kDot, t_.data(), r, kTr);
-      bicg_omega(scal_.data(), stream_);
-      bicg_update<T>(n, scal_.data(), phat, shat, t_.data(), x, r, stream_);
-      traffic_.bytes += 7 * vec;
-      break;
-    }
-  }
+void DeviceSolver<T>::method_iteration(const T* b, T* x) {
+  Operator op(this, b);
+  krylov_->set_stream(stream_);
+  krylov_->iteration(op, x, r_.data(), scal_.data() + kStop);
 }
 
-template void DeviceSolver<float>::method_init(const float*, float*, bool);
-template void DeviceSolver<double>::method_init(const double*, double*, bool);
-template void DeviceSolver<float>::method_iteration(float*);
-template void DeviceSolver<double>::method_iteration(double*);
+template <class T>
+void DeviceSolver<T>::method_finalize(const T* b, T* x) {
+  Operator op(this, b);
+  krylov_->set_stream(stream_);
+  krylov_->finalize(op, x);
+}
+
+#define JAXAMG_INSTANTIATE(T)                                                \
+  template void DeviceSolver<T>::method_init(const T*, T*, bool);             \
+  template void DeviceSolver<T>::method_iteration(const T*, T*);              \
+  template void DeviceSolver<T>::method_finalize(const T*, T*);
+JAXAMG_INSTANTIATE(float)
+JAXAMG_INSTANTIATE(double)
+#undef JAXAMG_INSTANTIATE
 
 }  // namespace jaxamg::cuda

@@ -56,7 +56,8 @@ void solve_typed(const dist::Communicator& comm, const SolveAttrs& at, const Par
   const CallLayout L(indptr, indices, data, b, x0, x, at.history_len);
   const int64_t n = L.n, nnz = L.nnz;
   comm.agree_on([&] {
-    L.check_sizes(b.dimensions().back(), data.dimensions().back(), "this process's block of A");
+    L.check_sizes(b.dimensions().back(), data.dimensions().back(), stats.dimensions().back(),
+                  "this process's block of A");
   });
   // The same number of lanes everywhere, or the processes would run
   // different numbers of collective solves.

@@ -135,6 +135,33 @@ TEST(CudaSolver, PbicgstabNonsymmetricAndTransposed) {
   expect_same(compare(krylov_amg("PBICGSTAB", kClassicalCheby, 1e-8), A, true), 1e-8);
 }
 
+// `cfg` with `param` (e.g. "\"gmres_n_restart\": 8") added to the outer scope.
+std::string with_param(std::string cfg, const std::string& param) {
+  const std::string key = "\"max_iters\": 200";
+  return cfg.replace(cfg.find(key), key.size(), key + ", " + param);
+}
+
+// (F)GMRES is the engine's own method (gmres_method.h) on the CUDA backend:
+// full cycles, restarts every 8 steps, a truncated FGMRES window, the L1
+// norm (the residual carried by its recurrence), a transposed solve and a
+// float32 solve each take the host's iterations.
+TEST(CudaSolver, GmresAndFgmresMatchCpu) {
+  REQUIRE_GPU();
+  const auto A = testing::convection_diffusion2d<double>(40, 0.05);
+  const std::string gmres = krylov_amg("GMRES", kClassicalCheby, 1e-8);
+  const std::string fgmres = krylov_amg("FGMRES", kAggregationL1, 1e-8);
+  expect_same(compare(gmres, A), 1e-8);
+  expect_same(compare(gmres, A, true), 1e-8);
+  expect_same(compare(fgmres, A, false, true), 1e-8);
+  expect_same(compare(with_param(gmres, "\"gmres_n_restart\": 8"), A), 1e-8);
+  expect_same(compare(with_param(fgmres, "\"gmres_krylov_dim\": 4"), A), 1e-8);
+  std::string l1 = fgmres;
+  l1.replace(l1.find("\"norm\": \"L2\""), 12, "\"norm\": \"L1\"");
+  expect_same(compare(l1, A), 1e-8);
+  const auto Af = testing::convection_diffusion2d<float>(32, 0.05);
+  expect_same(compare(krylov_amg("FGMRES", kAggregationL1, 1e-5), Af), 1e-5);
+}
+
 TEST(CudaSolver, AmgAsOuterSolver) {
   REQUIRE_GPU();
   const auto A = testing::poisson2d<double>(48);

@@ -257,9 +257,11 @@ int device_pcg(cusparseHandle_t handle, cuda::DeviceAmg<T>& M, const std::vector
   b.assign(b_host);
   DeviceArray<double> work(cuda::kReduceBlocks), scal(cuda::kNumSlots);
   auto dot = [&](const T* u, const T* v) {
-    cuda::reduce<T>(cuda::Reduce::kDot, n, u, v, work.data(), scal.data(), cuda::kRz, nullptr);
+    cuda::reduce<T>(cuda::Reduce::kDot, n, u, v, work.data(), scal.data(), cuda::kScratch,
+                    nullptr);
     double d = 0;
-    cuda::check(cudaMemcpy(&d, scal.data() + cuda::kRz, sizeof d, cudaMemcpyDeviceToHost), "dot");
+    cuda::check(
+        cudaMemcpy(&d, scal.data() + cuda::kScratch, sizeof d, cudaMemcpyDeviceToHost), "dot");
     return d;
   };
   auto copy = [&](T* to, const T* from) {

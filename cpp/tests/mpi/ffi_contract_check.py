@@ -36,7 +36,7 @@ cfg = ('{"config_version": 2, "solver": {"solver": "FGMRES", "scope": "main", "m
        ' "smoother": {"solver": "JACOBI_L1", "scope": "j"}}}}')
 
 def solve(indptr, indices, data, rhs, transpose=False, history_len=4):
-    out = (jax.ShapeDtypeStruct(rhs.shape, rhs.dtype), jax.ShapeDtypeStruct((3 + history_len,), rhs.dtype))
+    out = (jax.ShapeDtypeStruct(rhs.shape, rhs.dtype), jax.ShapeDtypeStruct((4 + history_len,), rhs.dtype))
     return jax.ffi.ffi_call("jaxamg_solve_mpi", out, vmap_method="expand_dims")(
         jnp.asarray(indptr, jnp.int32), jnp.asarray(indices, jnp.int32), jnp.asarray(data), jnp.asarray(rhs),
         jnp.zeros_like(rhs), config=cfg, structure_hi=np.int64(0), structure_lo=np.int64(0),

@@ -180,6 +180,10 @@ def prepare_config(
         for amg in _amg_scopes(merged):
             amg["print_grid_stats"] = 1
     config = {"config_version": 2, **top, "solver": merged}
+    if singular:
+        # A declared null space: a DENSE_LU_SOLVER coarse solve pins its zero
+        # pivots instead of failing (the engine's extension parameter).
+        config.setdefault("x_singular_system", 1)
     validate_config(config, mpi=mpi, block_dim=block_dim)
     return json.dumps(config, sort_keys=True, separators=(",", ":"))
 
@@ -323,7 +327,7 @@ def uses_amg(config_str: str) -> bool:
 def uses_dense_lu_coarse_solver(config_str: str) -> bool:
     """Whether any AMG scope of the config text solves its coarsest level with
     DENSE_LU_SOLVER (the default when ``coarse_solver`` is not set); False for
-    text that is not a config. A singular system warns about it."""
+    text that is not a config."""
     try:
         outer = json.loads(config_str)["solver"]
     except (ValueError, KeyError, TypeError):

@@ -13,6 +13,13 @@ from typing import Any
 
 from .threads import configure_openmp
 
+# The entries of a native call's stats row before the residual history:
+# iterations, final residual, status, and where the setup and the solve ran
+# (PLACE_* bits; handler_common.h's Place).
+STATS_HEAD = 4
+PLACE_SOLVE_ON_DEVICE = 1
+PLACE_SETUP_ON_DEVICE = 2
+
 _lock = threading.Lock()
 _registered = False
 
@@ -88,14 +95,14 @@ def solve_call(
     near_nullspace: Any = None,
 ):
     """One native solve: returns (x, stats) with stats = [iterations, residual,
-    status, history...] (NaN-padded to ``history_len``). With `near_nullspace`
+    status, place, history...] (NaN-padded to ``history_len``). With `near_nullspace`
     (an (n, m) array in the values' dtype) the call goes to
     ``jaxamg_solve_nns``, which hands the vectors to smoothed aggregation."""
     import jax
     import numpy as np
 
     ensure_registered()
-    stats_shape = jax.ShapeDtypeStruct(b.shape[:-1] + (3 + history_len,), b.dtype)
+    stats_shape = jax.ShapeDtypeStruct(b.shape[:-1] + (STATS_HEAD + history_len,), b.dtype)
     call = jax.ffi.ffi_call(
         "jaxamg_solve" if near_nullspace is None else "jaxamg_solve_nns",
         (jax.ShapeDtypeStruct(b.shape, b.dtype), stats_shape),
@@ -201,7 +208,7 @@ def solve_mpi_call(
     import numpy as np
 
     ensure_mpi_registered()
-    stats_shape = jax.ShapeDtypeStruct(b.shape[:-1] + (3 + history_len,), b.dtype)
+    stats_shape = jax.ShapeDtypeStruct(b.shape[:-1] + (STATS_HEAD + history_len,), b.dtype)
     call = jax.ffi.ffi_call(
         "jaxamg_solve_mpi",
         (jax.ShapeDtypeStruct(b.shape, b.dtype), stats_shape),

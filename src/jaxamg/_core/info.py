@@ -4,7 +4,11 @@ native call to Python scalars (direct calls) or arrays (under a transformation).
 ``residual_history`` is a ``jax.Array`` in every case, as JAX-AMG returns it
 (trimmed to ``iterations + 1`` entries in a direct call, NaN-padded to
 ``max_iters + 1`` under a transformation), so code that slices it or calls
-``jnp`` on it works the same eagerly and under ``jax.jit``."""
+``jnp`` on it works the same eagerly and under ``jax.jit``.
+
+``setup_on_device`` and ``solve_on_device`` say where the hierarchy was built
+and where the solve ran: True only on a GPU where the device path covers the
+configuration (a CPU, MPI or sharded solve runs the host engine)."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .ffi import PLACE_SETUP_ON_DEVICE, PLACE_SOLVE_ON_DEVICE, STATS_HEAD
 from .matrix import is_concrete
 from .status import AMGXStatus
 
@@ -22,28 +27,37 @@ def make_info(stats, history_len: int) -> dict:
     import jax.numpy as jnp
 
     if not is_concrete(stats):
+        place = stats[..., 3].astype(jnp.int32)
         return {
             "iterations": stats[..., 0],
             "residual": stats[..., 1],
             "status": stats[..., 2],
-            "residual_history": stats[..., 3:],
+            "residual_history": stats[..., STATS_HEAD:],
+            "setup_on_device": (place & PLACE_SETUP_ON_DEVICE) != 0,
+            "solve_on_device": (place & PLACE_SOLVE_ON_DEVICE) != 0,
         }
     s = np.asarray(stats)
     if s.ndim > 1:  # a batch computed eagerly: keep arrays
+        place = s[..., 3].astype(int)
         return {
             "iterations": s[..., 0].astype(int),
             "residual": s[..., 1],
             "status": s[..., 2].astype(int),
-            "residual_history": jnp.asarray(s[..., 3:]),
+            "residual_history": jnp.asarray(s[..., STATS_HEAD:]),
+            "setup_on_device": (place & PLACE_SETUP_ON_DEVICE) != 0,
+            "solve_on_device": (place & PLACE_SOLVE_ON_DEVICE) != 0,
         }
     iterations = int(s[0])
-    history = s[3 : 3 + iterations + 1]
+    history = s[STATS_HEAD : STATS_HEAD + iterations + 1]
     history = history[~np.isnan(history)]
+    place = int(s[3])
     return {
         "iterations": iterations,
         "residual": float(s[1]),
         "status": AMGXStatus(int(s[2])),
         "residual_history": jnp.asarray(history),
+        "setup_on_device": bool(place & PLACE_SETUP_ON_DEVICE),
+        "solve_on_device": bool(place & PLACE_SOLVE_ON_DEVICE),
     }
 
 

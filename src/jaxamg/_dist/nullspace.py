@@ -32,7 +32,6 @@ from typing import Any
 
 from .. import nullspace as ns
 from .._core.operand_order import after
-from ..config import uses_dense_lu_coarse_solver
 from ..nullspace import as_nullspace_basis, declared_specs, project_out, relative_norm  # noqa: F401 (declared_specs: re-exported, _dist/validate.py imports it from here)
 from .reduce import host_max, host_sum, tree_sum
 
@@ -56,12 +55,11 @@ def global_bases(
     nglobal: int,
     dtype: Any,
     symmetric: bool,
-    config_text: str,
     stacklevel: int = 4,
 ):
     """Phase 2 (collective, every rank): the bases as ``(n_local, k)`` arrays
     (or None), rescaled and validated globally; warns as the single-process
-    solve does about a missing basis and a dense-LU coarse solver."""
+    solve does about a missing basis."""
     bases = {}
     for name in NAMES:
         basis = ns.as_nullspace_basis(
@@ -76,8 +74,6 @@ def global_bases(
         ):
             if bases[given] is not None and bases[missing] is None:
                 ns.warn_missing_basis(given, stacklevel=stacklevel)
-    if uses_dense_lu_coarse_solver(config_text):
-        ns.warn_dense_lu(stacklevel=stacklevel)
     return bases["nullspace"], bases["transpose_nullspace"]
 
 

@@ -301,7 +301,6 @@ def solve_mpi(
             local.nglobal,
             local.dtype,
             symmetric,
-            local.config_text,
         )
 
     def core(rhs):

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from .._core.errors import to_runtime_error
+from .._core.ffi import PLACE_SETUP_ON_DEVICE, PLACE_SOLVE_ON_DEVICE, STATS_HEAD
 from .._core.matrix import structure_fingerprint
 from .._core.stats import check_writable, stats_lock, take_stats_text, write_stats_file
 from .._core.structure import structure_arrays
@@ -297,11 +298,14 @@ class ShardedSolve:
         else:
             x, stats, inconsistency = self._run_with_stats(run, save_stats_file)
         ax = m.axis_name
+        place = stats[None, 3].astype(np.int32)
         info = {
             "iterations": assemble(stats[None, 0].astype(np.int32), m.mesh, ax, axis=0),
             "residual": assemble(stats[None, 1], m.mesh, ax, axis=0),
             "status": assemble(stats[None, 2].astype(np.int32), m.mesh, ax, axis=0),
-            "residual_history": assemble(stats[None, 3:], m.mesh, ax, axis=0),
+            "residual_history": assemble(stats[None, STATS_HEAD:], m.mesh, ax, axis=0),
+            "setup_on_device": assemble((place & PLACE_SETUP_ON_DEVICE) != 0, m.mesh, ax, axis=0),
+            "solve_on_device": assemble((place & PLACE_SOLVE_ON_DEVICE) != 0, m.mesh, ax, axis=0),
         }
         if inconsistency is not None:
             value = np.asarray(inconsistency)[None]
@@ -322,14 +326,17 @@ class ShardedSolve:
 
 
 def _info(stats):
-    """`info` of a traced call from the global (..., nranks, 3 + H) stats."""
+    """`info` of a traced call from the global (..., nranks, STATS_HEAD + H) stats."""
     import jax.numpy as jnp
 
+    place = stats[..., 3].astype(jnp.int32)
     return {
         "iterations": stats[..., 0].astype(jnp.int32),
         "residual": stats[..., 1],
         "status": stats[..., 2].astype(jnp.int32),
-        "residual_history": stats[..., 3:],
+        "residual_history": stats[..., STATS_HEAD:],
+        "setup_on_device": (place & PLACE_SETUP_ON_DEVICE) != 0,
+        "solve_on_device": (place & PLACE_SOLVE_ON_DEVICE) != 0,
     }
 
 
@@ -445,7 +452,6 @@ def make_sharded_solver(
             A.global_size,
             checked.dtype,
             bool(checked.symmetric),
-            checked.config_text,
             stacklevel=3,
         )
     return ShardedSolve(A, statics, structure, bool(save_stats), bases)

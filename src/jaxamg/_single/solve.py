@@ -23,12 +23,13 @@ from .._core.auto_config import is_auto
 from .._core.checks import check_dtype, check_vector, preferred_dtype, validate_with_engine
 from .._core.config_rules import uses_amg
 from .._core.errors import to_runtime_error
+from .._core.ffi import cuda_native
 from .._core.info import add_inconsistency, make_info
 from .._core.linear_solve import Static, linear_solve
 from .._core.matrix import as_csr, is_concrete, structure_fingerprint
 from .._core.stats import check_writable, stats_lock, take_stats_text, write_stats_file
 from .._core.structure import structure_arrays
-from ..config import outer_max_iters, prepare_config, uses_dense_lu_coarse_solver
+from ..config import outer_max_iters, prepare_config
 from ..sparsity import materialize_operator
 
 
@@ -135,9 +136,6 @@ def solve_single(
         **kwargs,
     )
     validate_with_engine(config_text)
-    if singular:
-        if uses_dense_lu_coarse_solver(config_text):
-            ns.warn_dense_lu(stacklevel=4)
     fingerprint = structure_fingerprint(csr.indptr, csr.indices)
     indptr, indices, rows = structure_arrays(csr, fingerprint)
     st = Static(
@@ -204,9 +202,30 @@ def _run(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, si
     except jax.errors.JaxRuntimeError as e:
         raise to_runtime_error(e) from None
     info = make_info(stats, st.history_len)
+    if direct:
+        _add_host_reasons(info, x)
     if transpose_basis is not None:
         add_inconsistency(info, inconsistency)
     return x, info
+
+
+def _add_host_reasons(info: dict, x) -> None:
+    """In a direct call on a GPU: why the setup (``setup_reason``) or the solve
+    (``host_reason``) ran on the host, from the CUDA module's report of the
+    call just made. Nothing on a CPU: there the host is the place asked for."""
+    devices = getattr(x, "devices", None)
+    if devices is None or next(iter(devices())).platform != "gpu":
+        return
+    if not isinstance(info["solve_on_device"], bool):
+        return  # a batch: the report holds its last lane only
+    if info["setup_on_device"] and info["solve_on_device"]:
+        return
+    native = cuda_native()
+    last = native.last_solve() if native is not None else {}
+    if not info["setup_on_device"]:
+        info["setup_reason"] = last.get("setup_reason", "")
+    if not info["solve_on_device"]:
+        info["host_reason"] = last.get("host_reason", "")
 
 
 def _singular_solve(indptr, indices, rows, data, b, x0, null_basis, transpose_basis, st, nns=None):

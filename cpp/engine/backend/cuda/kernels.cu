@@ -17,8 +17,6 @@ unsigned blocks_for(std::size_t n) {
   return static_cast<unsigned>(b < 1 ? 1 : (b > 65535 * 8 ? 65535 * 8 : b));
 }
 
-__device__ inline bool unusable(double d) { return d == 0.0 || !isfinite(d); }
-
 #define GRID_LOOP(i, n)                                                              \
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; \
        i < (n); i += static_cast<std::size_t>(blockDim.x) * gridDim.x)
@@ -31,14 +29,6 @@ __global__ void fill_kernel(std::size_t n, T v, T* x) {
 template <class T>
 __global__ void axpby_kernel(std::size_t n, T a, const T* x, T b, T* y) {
   GRID_LOOP(i, n) y[i] = a * x[i] + b * y[i];
-}
-
-template <class T>
-__global__ void axpy_slot_kernel(std::size_t n, const double* scal, int slot, double sign,
-                                 const T* x, T* y) {
-  if (scal[kStop] != 0.0) return;
-  const T c = static_cast<T>(sign * scal[slot]);
-  GRID_LOOP(i, n) y[i] += c * x[i];
 }
 
 template <class To, class From>
@@ -118,103 +108,6 @@ __global__ void reduce_final_kernel(Reduce op, int parts, const double* work, do
   for (int i = threadIdx.x; i < parts; i += blockDim.x) acc = combine(op, acc, work[i]);
   acc = block_reduce(op, acc);
   if (threadIdx.x == 0) scal[slot] = op == Reduce::kSumSquaresSqrt ? sqrt(acc) : acc;
-}
-
-__global__ void cg_direction_kernel(double* s, bool first, bool flexible) {
-  const double rz_new = s[kRzNew];
-  if (unusable(rz_new)) {
-    s[kStop] = 1.0;
-    return;
-  }
-  if (!first) s[kBeta] = flexible ? -s[kAlpha] * s[kZq] / s[kRz] : rz_new / s[kRz];
-  s[kRz] = rz_new;
-}
-
-template <class T>
-__global__ void cg_new_direction_kernel(std::size_t n, const double* s, bool first, const T* z,
-                                        T* p) {
-  if (s[kStop] != 0.0) return;
-  const T beta = static_cast<T>(s[kBeta]);
-  GRID_LOOP(i, n) p[i] = first ? z[i] : z[i] + beta * p[i];
-}
-
-__global__ void cg_step_kernel(double* s) {
-  if (s[kStop] != 0.0) return;
-  const double pq = s[kPq];
-  if (unusable(pq)) {
-    s[kStop] = 1.0;
-    return;
-  }
-  s[kAlpha] = s[kRz] / pq;
-}
-
-template <class T>
-__global__ void cg_update_kernel(std::size_t n, const double* s, const T* p, const T* q, T* x,
-                                 T* r) {
-  if (s[kStop] != 0.0) return;
-  const T a = static_cast<T>(s[kAlpha]);
-  GRID_LOOP(i, n) {
-    x[i] += a * p[i];
-    r[i] -= a * q[i];
-  }
-}
-
-__global__ void bicg_rho_kernel(double* s, bool first) {
-  const double rho_new = s[kRzNew];
-  if (unusable(rho_new)) {
-    s[kStop] = 1.0;
-    return;
-  }
-  if (!first) s[kBeta] = (rho_new / s[kRz]) * (s[kAlpha] / s[kOmega]);
-  s[kRz] = rho_new;
-}
-
-template <class T>
-__global__ void bicg_direction_kernel(std::size_t n, const double* s, bool first, const T* r,
-                                      const T* v, T* p) {
-  if (s[kStop] != 0.0) return;
-  const T beta = static_cast<T>(s[kBeta]);
-  const T bo = static_cast<T>(-s[kBeta] * s[kOmega]);
-  GRID_LOOP(i, n) p[i] = first ? r[i] : r[i] + bo * v[i] + beta * p[i];
-}
-
-__global__ void bicg_alpha_kernel(double* s) {
-  if (s[kStop] != 0.0) return;
-  const double rv = s[kPq];
-  if (unusable(rv)) {
-    s[kStop] = 1.0;
-    return;
-  }
-  s[kAlpha] = s[kRz] / rv;
-}
-
-__global__ void bicg_omega_kernel(double* s) {
-  if (s[kStop] != 0.0) return;
-  const double tt = s[kTt];
-  const double omega = unusable(tt) ? 0.0 : s[kTr] / tt;
-  if (unusable(omega)) {
-    s[kStop] = 1.0;
-    s[kHalf] = 1.0;
-    return;
-  }
-  s[kOmega] = omega;
-}
-
-template <class T>
-__global__ void bicg_update_kernel(std::size_t n, const double* s, const T* phat, const T* shat,
-                                   const T* t, T* x, T* r) {
-  const bool half = s[kHalf] != 0.0;
-  if (s[kStop] != 0.0 && !half) return;
-  const T a = static_cast<T>(s[kAlpha]);
-  const T w = static_cast<T>(s[kOmega]);
-  GRID_LOOP(i, n) {
-    if (half) {
-      x[i] += a * phat[i];
-    } else {
-      x[i] += a * phat[i] + w * shat[i];
-      r[i] -= w * t[i];
-    }
-  }
 }
 
 // Thread j solves A x = e_j with the factors and writes column j of inv.
@@ -351,14 +244,6 @@ void add_converted(std::size_t n, const From* x, To* y, cudaStream_t s) {
 }
 
 template <class T>
-void axpy_slot(std::size_t n, const double* scal, int slot, double sign, const T* x, T* y,
-               cudaStream_t s) {
-  if (n == 0) return;
-  axpy_slot_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, scal, slot, sign, x, y);
-  check_launch("axpy_slot_kernel");
-}
-
-template <class T>
 void diag_scale(std::size_t n, const T* d, const T* b, T* x, cudaStream_t s) {
   if (n == 0) return;
   diag_scale_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, d, b, x);
@@ -391,59 +276,6 @@ void reduce(Reduce op, std::size_t n, const T* x, const T* y, double* work, doub
   check_launch("reduce_final_kernel");
 }
 
-void cg_direction(double* scal, bool first, bool flexible, cudaStream_t s) {
-  cg_direction_kernel<<<1, 1, 0, s>>>(scal, first, flexible);
-  check_launch("cg_direction_kernel");
-}
-
-template <class T>
-void cg_new_direction(std::size_t n, const double* scal, bool first, const T* z, T* p,
-                      cudaStream_t s) {
-  cg_new_direction_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, scal, first, z, p);
-  check_launch("cg_new_direction_kernel");
-}
-
-void cg_step(double* scal, cudaStream_t s) {
-  cg_step_kernel<<<1, 1, 0, s>>>(scal);
-  check_launch("cg_step_kernel");
-}
-
-template <class T>
-void cg_update(std::size_t n, const double* scal, const T* p, const T* q, T* x, T* r,
-               cudaStream_t s) {
-  cg_update_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, scal, p, q, x, r);
-  check_launch("cg_update_kernel");
-}
-
-void bicg_rho(double* scal, bool first, cudaStream_t s) {
-  bicg_rho_kernel<<<1, 1, 0, s>>>(scal, first);
-  check_launch("bicg_rho_kernel");
-}
-
-template <class T>
-void bicg_direction(std::size_t n, const double* scal, bool first, const T* r, const T* v, T* p,
-                    cudaStream_t s) {
-  bicg_direction_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, scal, first, r, v, p);
-  check_launch("bicg_direction_kernel");
-}
-
-void bicg_alpha(double* scal, cudaStream_t s) {
-  bicg_alpha_kernel<<<1, 1, 0, s>>>(scal);
-  check_launch("bicg_alpha_kernel");
-}
-
-void bicg_omega(double* scal, cudaStream_t s) {
-  bicg_omega_kernel<<<1, 1, 0, s>>>(scal);
-  check_launch("bicg_omega_kernel");
-}
-
-template <class T>
-void bicg_update(std::size_t n, const double* scal, const T* phat, const T* shat, const T* t,
-                 T* x, T* r, cudaStream_t s) {
-  bicg_update_kernel<<<blocks_for(n), kThreads, 0, s>>>(n, scal, phat, shat, t, x, r);
-  check_launch("bicg_update_kernel");
-}
-
 template <class T>
 void dense_inverse(Index n, const T* lu, const Index* piv, T* inv, cudaStream_t s) {
   if (n <= 0) return;
@@ -470,22 +302,12 @@ void inspect(std::size_t n, const T* a, const T* previous, int* flags, cudaStrea
 #define JAXAMG_CUDA_INSTANTIATE(T)                                                          \
   template void fill<T>(std::size_t, T, T*, cudaStream_t);                                  \
   template void axpby<T>(std::size_t, T, const T*, T, T*, cudaStream_t);                    \
-  template void axpy_slot<T>(std::size_t, const double*, int, double, const T*, T*,         \
-                             cudaStream_t);                                                 \
   template void diag_scale<T>(std::size_t, const T*, const T*, T*, cudaStream_t);           \
   template void diag_update<T>(std::size_t, const T*, const T*, T*, cudaStream_t);          \
   template void cheby_step<T>(std::size_t, const T*, const T*, T, T, bool, bool, T*, T*,    \
                               cudaStream_t);                                                \
   template void reduce<T>(Reduce, std::size_t, const T*, const T*, double*, double*, int,   \
                           cudaStream_t);                                                    \
-  template void cg_new_direction<T>(std::size_t, const double*, bool, const T*, T*,         \
-                                    cudaStream_t);                                          \
-  template void cg_update<T>(std::size_t, const double*, const T*, const T*, T*, T*,        \
-                             cudaStream_t);                                                 \
-  template void bicg_direction<T>(std::size_t, const double*, bool, const T*, const T*, T*, \
-                                  cudaStream_t);                                            \
-  template void bicg_update<T>(std::size_t, const double*, const T*, const T*, const T*, T*, \
-                               T*, cudaStream_t);                                           \
   template void dense_inverse<T>(Index, const T*, const Index*, T*, cudaStream_t);          \
   template void dense_matvec<T>(Index, const T*, const T*, T*, cudaStream_t);               \
   template void inspect<T>(std::size_t, const T*, const T*, int*, cudaStream_t);

@@ -1,11 +1,12 @@
 // Launchers of the CUDA backend's own kernels (kernels.cu): vector updates,
-// the smoother sweeps, reductions into device scalars, the scalar steps of
-// the Krylov recurrences, the dense coarse solve and input inspection. All
-// run on the given stream; none synchronises.
+// the smoother sweeps, reductions into device scalars, the dense coarse
+// solve and input inspection. All run on the given stream; none
+// synchronises.
 //
-// Krylov scalars live in a small device array of doubles (Slot below), so a
-// recurrence computes its coefficients without a round trip to the host; the
-// host reads kStop/kHalf/kNorm once per iteration for the convergence test.
+// A device solve's loop keeps its scalars in a small device array of doubles
+// (Slot below): the Krylov method's stop flag and the monitored norm, which
+// the host reads once per iteration (or a CUDA graph tests on the device).
+// The Krylov recurrences keep their own scalars (backend/slots.h).
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -16,18 +17,9 @@
 namespace jaxamg::cuda {
 
 enum Slot : int {
-  kStop = 0,  // nonzero: the recurrence stopped this iteration (a divisor was 0 or not finite)
-  kHalf,      // BiCGStab: the stop came after the half step, which is kept
+  kStop = 0,  // nonzero: the recurrence stopped this iteration (a breakdown or r = 0)
   kNorm,      // the monitored residual norm
-  kRz,        // <r, z> (CG) or rho (BiCGStab) of the current direction
-  kRzNew,
-  kPq,        // <p, A p> (CG) or <r0, v> (BiCGStab)
-  kAlpha,
-  kBeta,
-  kOmega,
-  kTt,
-  kTr,
-  kZq,        // <z, q>: flexible CG's beta
+  kScratch,   // a free slot (tests, one-off reductions)
   kNumSlots
 };
 
@@ -47,10 +39,6 @@ void convert(std::size_t n, const From* x, To* y, cudaStream_t s);
 // y += x widened (or rounded) to To.
 template <class To, class From>
 void add_converted(std::size_t n, const From* x, To* y, cudaStream_t s);
-// y += sign * scal[slot] * x, skipped once scal[kStop] is set.
-template <class T>
-void axpy_slot(std::size_t n, const double* scal, int slot, double sign, const T* x, T* y,
-               cudaStream_t s);
 // x = d .* b (a diagonal sweep from a zero guess)
 template <class T>
 void diag_scale(std::size_t n, const T* d, const T* b, T* x, cudaStream_t s);
@@ -67,36 +55,6 @@ void cheby_step(std::size_t n, const T* d, const T* r, T alpha, T beta, bool fir
 template <class T>
 void reduce(Reduce op, std::size_t n, const T* x, const T* y, double* work, double* scal, int slot,
             cudaStream_t s);
-
-// CG: from kRzNew (and kZq, kAlpha for the flexible variant) sets kBeta and
-// kRz, or kStop if <r, z> cannot be divided by.
-void cg_direction(double* scal, bool first, bool flexible, cudaStream_t s);
-// p = z + kBeta p (p = z when first), skipped once stopped.
-template <class T>
-void cg_new_direction(std::size_t n, const double* scal, bool first, const T* z, T* p,
-                      cudaStream_t s);
-// kAlpha = kRz / kPq, or kStop.
-void cg_step(double* scal, cudaStream_t s);
-// x += kAlpha p, r -= kAlpha q, skipped once stopped.
-template <class T>
-void cg_update(std::size_t n, const double* scal, const T* p, const T* q, T* x, T* r,
-               cudaStream_t s);
-
-// BiCGStab: kRzNew holds <r0, r>: sets kBeta (unless first) and kRz, or kStop.
-void bicg_rho(double* scal, bool first, cudaStream_t s);
-// p = r + kBeta (p - kOmega v) (p = r when first), skipped once stopped.
-template <class T>
-void bicg_direction(std::size_t n, const double* scal, bool first, const T* r, const T* v, T* p,
-                    cudaStream_t s);
-// kAlpha = kRz / kPq (kPq holds <r0, v>), or kStop.
-void bicg_alpha(double* scal, cudaStream_t s);
-// kOmega = kTr / kTt, or kStop and kHalf (the half step is kept).
-void bicg_omega(double* scal, cudaStream_t s);
-// x += kAlpha phat + kOmega shat, r -= kOmega t; after a half-step stop only
-// x += kAlpha phat; nothing after an earlier stop.
-template <class T>
-void bicg_update(std::size_t n, const double* scal, const T* phat, const T* shat, const T* t,
-                 T* x, T* r, cudaStream_t s);
 
 // inv = A^-1 (row-major n x n) from the LU factors of DenseLUSolver (row-major,
 // unit L below the diagonal, U on and above; row i swapped with piv[i] at step i).

@@ -48,6 +48,22 @@ __global__ void update_kernel(F f, double* s) {
   f(s);
 }
 
+// What a masked update reads besides its vectors: the slots, its mask, and
+// the device counter its bytes are added to.
+struct Lane {
+  const double* s;
+  int mask;
+  double* traffic;
+};
+
+// False if the update's lane is not selected; otherwise counts its bytes
+// (one thread: kernels on one stream never overlap).
+__device__ inline bool enter(const Lane& lane, double bytes) {
+  if (!backend::selected(lane.s, lane.mask)) return false;
+  if (blockIdx.x == 0 && threadIdx.x == 0) *lane.traffic += bytes;
+  return true;
+}
+
 struct SetSlot {
   int slot;
   double v;
@@ -70,7 +86,10 @@ __device__ inline double block_sum(double v) {
 }
 
 template <class T>
-__global__ void dot_partial_kernel(std::size_t n, const T* x, const T* y, double* work) {
+__global__ void dot_partial_kernel(std::size_t n, const T* x, const T* y, double* work,
+                                   const double* s, int mask) {
+  // An unselected lane's product is never read: skip the reads.
+  if (!backend::selected(s, mask)) return;
   double acc = 0.0;
   JAXAMG_GRID_LOOP(i, n) acc += static_cast<double>(x[i]) * static_cast<double>(y[i]);
   acc = block_sum(acc);
@@ -79,42 +98,44 @@ __global__ void dot_partial_kernel(std::size_t n, const T* x, const T* y, double
 
 // static: each translation unit that instantiates a method has its own.
 static __global__ void dot_final_kernel(int parts, const double* work, double* s, int slot,
-                                        int mask) {
+                                        int mask, double* traffic, double bytes) {
+  if (!backend::selected(s, mask)) return;
   double acc = 0.0;
   for (int i = threadIdx.x; i < parts; i += blockDim.x) acc += work[i];
   acc = block_sum(acc);
-  if (threadIdx.x == 0 && backend::selected(s, mask)) s[slot] = acc;
+  if (threadIdx.x == 0) {
+    s[slot] = acc;
+    *traffic += bytes;
+  }
 }
 
 template <class T>
-__global__ void copy_kernel(std::size_t n, const double* s, int mask, const T* x, T* y) {
-  if (!backend::selected(s, mask)) return;
+__global__ void copy_kernel(std::size_t n, Lane lane, const T* x, T* y) {
+  if (!enter(lane, 2.0 * n * sizeof(T))) return;
   JAXAMG_GRID_LOOP(i, n) y[i] = x[i];
 }
 
 template <class T>
-__global__ void axpy_kernel(std::size_t n, const double* s, int mask, backend::Coef a, const T* x,
-                            T* y) {
-  if (!backend::selected(s, mask)) return;
-  const T ca = static_cast<T>(a.value(s));
+__global__ void axpy_kernel(std::size_t n, Lane lane, backend::Coef a, const T* x, T* y) {
+  if (!enter(lane, 3.0 * n * sizeof(T))) return;
+  const T ca = static_cast<T>(a.value(lane.s));
   JAXAMG_GRID_LOOP(i, n) y[i] += ca * x[i];
 }
 
 // y = 1 x + b y, as cpu::axpby(1, x, b, y).
 template <class T>
-__global__ void xpby_kernel(std::size_t n, const double* s, int mask, const T* x, backend::Coef b,
-                            T* y) {
-  if (!backend::selected(s, mask)) return;
-  const T cb = static_cast<T>(b.value(s));
+__global__ void xpby_kernel(std::size_t n, Lane lane, const T* x, backend::Coef b, T* y) {
+  if (!enter(lane, 3.0 * n * sizeof(T))) return;
+  const T cb = static_cast<T>(b.value(lane.s));
   JAXAMG_GRID_LOOP(i, n) y[i] = T(1) * x[i] + cb * y[i];
 }
 
 template <class T>
-__global__ void axpbypcz_kernel(std::size_t n, const double* s, int mask, backend::Coef a,
-                                const T* x, backend::Coef b, const T* y, backend::Coef c, T* z) {
-  if (!backend::selected(s, mask)) return;
-  const T ca = static_cast<T>(a.value(s)), cb = static_cast<T>(b.value(s)),
-          cc = static_cast<T>(c.value(s));
+__global__ void axpbypcz_kernel(std::size_t n, Lane lane, backend::Coef a, const T* x,
+                                backend::Coef b, const T* y, backend::Coef c, T* z) {
+  if (!enter(lane, 4.0 * n * sizeof(T))) return;
+  const T ca = static_cast<T>(a.value(lane.s)), cb = static_cast<T>(b.value(lane.s)),
+          cc = static_cast<T>(c.value(lane.s));
   JAXAMG_GRID_LOOP(i, n) z[i] = ca * x[i] + cb * y[i] + cc * z[i];
 }
 
@@ -150,17 +171,17 @@ __global__ void add_scaled_kernel(std::size_t n, T alpha, const T* p, T* x) {
 }
 
 template <class T>
-__global__ void axpby_kernel(std::size_t n, const double* s, int mask, backend::Coef a, const T* x,
+__global__ void axpby_kernel(std::size_t n, Lane lane, backend::Coef a, const T* x,
                              backend::Coef b, T* y) {
-  if (!backend::selected(s, mask)) return;
-  const T ca = static_cast<T>(a.value(s)), cb = static_cast<T>(b.value(s));
+  if (!enter(lane, 3.0 * n * sizeof(T))) return;
+  const T ca = static_cast<T>(a.value(lane.s)), cb = static_cast<T>(b.value(lane.s));
   JAXAMG_GRID_LOOP(i, n) y[i] = ca * x[i] + cb * y[i];
 }
 
 template <class T>
-__global__ void scale_kernel(std::size_t n, const double* s, int mask, backend::Coef a, T* x) {
-  if (!backend::selected(s, mask)) return;
-  const T ca = static_cast<T>(a.value(s));
+__global__ void scale_kernel(std::size_t n, Lane lane, backend::Coef a, T* x) {
+  if (!enter(lane, 2.0 * n * sizeof(T))) return;
+  const T ca = static_cast<T>(a.value(lane.s));
   JAXAMG_GRID_LOOP(i, n) x[i] *= ca;
 }
 
@@ -177,8 +198,10 @@ class VectorBackend {
 
   // n entries per vector, `slots` scalars, kernels on `stream`.
   VectorBackend(std::size_t n, int slots, cudaStream_t stream)
-      : n_(n), m_(slots), stream_(stream), slots_(slots), work_(vector_kernels::kDotBlocks) {
+      : n_(n), m_(slots), stream_(stream), slots_(slots), work_(vector_kernels::kDotBlocks),
+        traffic_(1) {
     check(cudaMemsetAsync(slots_.data(), 0, slots * sizeof(double), stream_), "cudaMemsetAsync");
+    reset_traffic();
   }
 
   std::size_t size() const { return n_; }
@@ -201,6 +224,21 @@ class VectorBackend {
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (slots)");
     return host;
   }
+  // Bytes moved by the inner products and the slot-coefficient updates
+  // (each operand read once, each result written once), counted on the
+  // device by the updates whose lane was selected, so skipped branches of a
+  // recurrence add nothing. read_traffic waits for the stream.
+  void reset_traffic() {
+    check(cudaMemsetAsync(traffic_.data(), 0, sizeof(double), stream_), "cudaMemsetAsync");
+  }
+  double read_traffic() const {
+    double bytes = 0;
+    check(cudaMemcpyAsync(&bytes, traffic_.data(), sizeof(double), cudaMemcpyDeviceToHost,
+                          stream_),
+          "cudaMemcpyAsync (traffic)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (traffic)");
+    return bytes;
+  }
   void set_slot(int slot, double v) {
     vector_kernels::update_kernel<<<1, 1, 0, stream_>>>(vector_kernels::SetSlot{slot, v},
                                                         slots_.data());
@@ -218,10 +256,12 @@ class VectorBackend {
 
   void dot(const T* x, const T* y, int slot, int mask = backend::kAllLanes) {
     using namespace vector_kernels;
-    dot_partial_kernel<T><<<kDotBlocks, kVectorThreads, 0, stream_>>>(n_, x, y, work_.data());
+    dot_partial_kernel<T>
+        <<<kDotBlocks, kVectorThreads, 0, stream_>>>(n_, x, y, work_.data(), slots_.data(), mask);
     check_launch("dot (partial sums)");
-    dot_final_kernel<<<1, kVectorThreads, 0, stream_>>>(kDotBlocks, work_.data(), slots_.data(), slot,
-                                                  mask);
+    const double bytes = (x == y ? 1.0 : 2.0) * n_ * sizeof(T);
+    dot_final_kernel<<<1, kVectorThreads, 0, stream_>>>(kDotBlocks, work_.data(), slots_.data(),
+                                                        slot, mask, traffic_.data(), bytes);
     check_launch("dot (final sum)");
   }
   void fill_zero(T* y) {
@@ -229,35 +269,35 @@ class VectorBackend {
   }
   void copy(const T* x, T* y, int mask) {
     using namespace vector_kernels;
-    copy_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, x, y);
+    copy_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, lane(mask), x, y);
     check_launch("copy");
   }
   void axpy(backend::Coef a, const T* x, T* y, int mask) {
     using namespace vector_kernels;
-    axpy_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x, y);
+    axpy_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, lane(mask), a, x, y);
     check_launch("axpy");
   }
   void xpby(const T* x, backend::Coef b, T* y, int mask) {
     using namespace vector_kernels;
-    xpby_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, x, b, y);
+    xpby_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, lane(mask), x, b, y);
     check_launch("xpby");
   }
   void axpbypcz(backend::Coef a, const T* x, backend::Coef b, const T* y, backend::Coef c, T* z,
                 int mask) {
     using namespace vector_kernels;
     axpbypcz_kernel<T>
-        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x, b, y, c, z);
+        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, lane(mask), a, x, b, y, c, z);
     check_launch("axpbypcz");
   }
   void axpby(backend::Coef a, const T* x, backend::Coef b, T* y, int mask) {
     using namespace vector_kernels;
     axpby_kernel<T>
-        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x, b, y);
+        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, lane(mask), a, x, b, y);
     check_launch("axpby");
   }
   void scale(backend::Coef a, T* x, int mask) {
     using namespace vector_kernels;
-    scale_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, slots_.data(), mask, a, x);
+    scale_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, lane(mask), a, x);
     check_launch("scale");
   }
   // out += sum_i s[coef + i] v[i] over i in [s[range], s[range + 1]), paired
@@ -324,11 +364,14 @@ class VectorBackend {
   }
 
  private:
+  vector_kernels::Lane lane(int mask) { return {slots_.data(), mask, traffic_.data()}; }
+
   std::size_t n_;
   int m_;
   cudaStream_t stream_;
   DeviceArray<double> slots_;
   DeviceArray<double> work_;
+  DeviceArray<double> traffic_;  // bytes counted by the masked kernels
 };
 
 }  // namespace jaxamg::cuda

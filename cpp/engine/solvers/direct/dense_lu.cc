@@ -63,6 +63,7 @@ void DenseLUSolver<T>::solver_setup(bool /*reuse_structure*/) {
     for (Index k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k)
       lu_[static_cast<size_t>(i) * n_ + A.col[k]] += A.val[k];
   piv_.resize(n_);
+  pin_zero_pivots_ = this->context().config.get_int("x_singular_system", "default") != 0;
   factor();
 }
 
@@ -75,6 +76,7 @@ void DenseLUSolver<T>::factor() {
   for (const T& v : lu_) amax = std::max(amax, std::abs(static_cast<double>(v)));
   const double tiny = static_cast<double>(n) * std::numeric_limits<T>::epsilon() * amax;
   std::vector<T> panel;  // column-major copy of the current panel
+  pinned_ = 0;
 
   for (Index k0 = 0; k0 < n; k0 += kPanel) {
     const Index kb = std::min(kPanel, n - k0);
@@ -95,6 +97,16 @@ void DenseLUSolver<T>::factor() {
           best = std::abs(cj[i]);
           p = i;
         }
+      }
+      if (!(static_cast<double>(best) > tiny) && pin_zero_pivots_ && std::isfinite(amax)) {
+        // A declared null space: the remaining column is zero to working
+        // precision. A pivot of the matrix's scale pins this unknown, so a
+        // right-hand side in the range is solved exactly (the pinned
+        // component is zero) and the factors stay finite.
+        cj[j] = static_cast<T>(amax > 0 ? amax : 1.0);
+        best = std::abs(cj[j]);
+        p = j;
+        ++pinned_;
       }
       if (!(static_cast<double>(best) > tiny)) {
         throw SetupError(

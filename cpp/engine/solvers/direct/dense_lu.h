@@ -8,7 +8,12 @@
 // unit-triangular solve, and the trailing matrix is updated by a packed,
 // register-blocked product (dense_kernels.h), which does nearly all the
 // flops. A pivot below n * eps * max|a_ij| is treated as zero and raises
-// SetupError naming the pivot.
+// SetupError naming the pivot -- unless the config declares a singular
+// system (x_singular_system = 1, set by jaxamg.solve for a declared null
+// space): then the pivot is pinned to max|a_ij|, which solves the system on
+// the complement of the zero directions (a right-hand side in the range gets
+// an exact solution whose pinned components are zero), and AMG's coarsest
+// level of a singular problem keeps its exact coarse solve.
 //
 // On a matrix distributed over processes it gathers the whole system on
 // rank 0 (Distribution::gather_system, the code with which the distributed
@@ -33,6 +38,8 @@ class DenseLUSolver : public Solver<T> {
   Index size() const { return n_; }
   const std::vector<T>& factors() const { return lu_; }
   const std::vector<Index>& pivots() const { return piv_; }
+  // Pivots pinned by the last factorisation (x_singular_system).
+  Index pinned_pivots() const { return pinned_; }
   // Forward and back substitution of x = A^-1 b on the factors (size()
   // entries, x may be b): the whole solve on one process, and what the
   // batched solves of several right-hand sides run lane by lane.
@@ -49,6 +56,8 @@ class DenseLUSolver : public Solver<T> {
   Index n_ = 0;
   std::vector<T> lu_;      // row-major n x n: L below the diagonal (unit), U on and above
   std::vector<Index> piv_; // row i was swapped with piv_[i] at step i
+  bool pin_zero_pivots_ = false;
+  Index pinned_ = 0;
   // Distributed: the system gathered on rank 0 (which alone factors it) and
   // the whole b and x there.
   std::unique_ptr<GatheredSystem<T>> gathered_;

@@ -1,9 +1,9 @@
 // Restarted GMRES(m) and flexible GMRES written once over a backend (the CPU
-// backend and the CPU lanes backend; the CUDA backend has every primitive
-// it uses, but no solver instantiates it there yet; see backend/slots.h for
-// how a backend keeps the scalars). The host solvers (gmres.cc, fgmres.cc) and the batched
-// solves of several right-hand sides (batched/batched_krylov.cc) run this
-// same code, so a lane of a batch is a one-lane solve step for step.
+// backend, the CPU lanes backend and the CUDA backend; see backend/slots.h
+// for how a backend keeps the scalars). The host solvers (gmres.cc,
+// fgmres.cc), the batched solves of several right-hand sides
+// (batched/batched_krylov.cc) and the device solves (device/outer_krylov.cu)
+// run this same code, so a lane of a batch is a one-lane solve step for step.
 //
 // One iteration is one Arnoldi step. Each cycle starts from the true
 // residual r = b - A x (beta = |r|, v_0 = r / beta); each step

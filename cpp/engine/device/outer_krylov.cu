@@ -1,0 +1,178 @@
+#include "device/outer_krylov.h"
+
+#include "backend/cuda/vector_backend.cuh"
+#include "solvers/krylov/bicgstab_method.h"
+#include "solvers/krylov/cg_method.h"
+#include "solvers/krylov/gmres_method.h"
+
+namespace jaxamg::device {
+
+bool krylov_kind_of(const std::string& name, KrylovKind* kind) {
+  static const struct {
+    const char* name;
+    KrylovKind kind;
+  } table[] = {{"CG", KrylovKind::kCg},
+               {"PCG", KrylovKind::kPcg},
+               {"PCGF", KrylovKind::kPcgf},
+               {"BICGSTAB", KrylovKind::kBicgstab},
+               {"PBICGSTAB", KrylovKind::kPbicgstab},
+               {"GMRES", KrylovKind::kGmres},
+               {"FGMRES", KrylovKind::kFgmres}};
+  for (const auto& e : table) {
+    if (name == e.name) {
+      *kind = e.kind;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// *out = 1 if the method's `stop` slot (or its `converged` slot, when it has
+// one) is set, else 0.
+struct ExportStop {
+  int stop, converged;
+  double* out;
+  JAXAMG_HOST_DEVICE void operator()(double* s) const {
+    *out = s[stop] != 0.0 || (converged >= 0 && s[converged] != 0.0) ? 1.0 : 0.0;
+  }
+};
+
+bool is_gmres(KrylovKind k) { return k == KrylovKind::kGmres || k == KrylovKind::kFgmres; }
+bool is_bicgstab(KrylovKind k) {
+  return k == KrylovKind::kBicgstab || k == KrylovKind::kPbicgstab;
+}
+
+GmresShape gmres_shape(const KrylovShape& k) {
+  GmresShape sh;
+  sh.cycle = k.restart < 1 ? 1 : k.restart;
+  sh.window = k.window > 0 && k.window < sh.cycle ? k.window : sh.cycle;
+  sh.flexible = k.kind == KrylovKind::kFgmres;
+  sh.preconditioned = k.preconditioned;
+  return sh;
+}
+
+int slot_count(const KrylovShape& k) {
+  if (is_gmres(k.kind)) {
+    return GmresMethod<cuda::VectorBackend<double>>::layout(gmres_shape(k)).count();
+  }
+  return is_bicgstab(k.kind) ? static_cast<int>(BicgstabSlots::kCount)
+                             : static_cast<int>(CgSlots::kCount);
+}
+
+}  // namespace
+
+template <class T>
+struct OuterKrylov<T>::Impl {
+  using Backend = cuda::VectorBackend<T>;
+
+  // The caller's operator as the methods call it.
+  struct Op {
+    DeviceOperator<T>* op;
+    void matvec(const T* x, T* y) const { op->matvec(x, y); }
+    void precondition(const T* r, T* z) const { op->precondition(r, z); }
+    void residual(const T* x, T* r) const { op->residual(x, r); }
+  };
+
+  Impl(const KrylovShape& s, std::size_t n, cudaStream_t stream)
+      : shape(s), be(n, slot_count(s), stream) {
+    if (is_gmres(s.kind)) {
+      gmres = std::make_unique<GmresMethod<Backend>>(be, gmres_shape(s), s.track_residual);
+    } else if (is_bicgstab(s.kind)) {
+      bicgstab = std::make_unique<BicgstabMethod<Backend>>(be, s.preconditioned);
+    } else {
+      cg = std::make_unique<CgMethod<Backend>>(be, s.preconditioned, s.kind == KrylovKind::kPcgf);
+    }
+  }
+
+  KrylovShape shape;
+  Backend be;
+  std::unique_ptr<CgMethod<Backend>> cg;
+  std::unique_ptr<BicgstabMethod<Backend>> bicgstab;
+  std::unique_ptr<GmresMethod<Backend>> gmres;
+};
+
+template <class T>
+OuterKrylov<T>::OuterKrylov(const KrylovShape& shape, std::size_t n, cudaStream_t stream)
+    : impl_(std::make_unique<Impl>(shape, n, stream)) {}
+
+template <class T>
+OuterKrylov<T>::~OuterKrylov() = default;
+
+template <class T>
+void OuterKrylov<T>::set_stream(cudaStream_t stream) {
+  impl_->be.set_stream(stream);
+}
+
+template <class T>
+void OuterKrylov<T>::init(const T* r) {
+  Impl& m = *impl_;
+  if (m.cg) {
+    m.be.set_slot(CgSlots::kInit, 1.0);
+    m.cg->init(r);
+  } else if (m.bicgstab) {
+    m.be.set_slot(BicgstabSlots::kInit, 1.0);
+    m.bicgstab->init(r);
+  } else {
+    m.be.set_slot(GmresSlots::kInit, 1.0);
+    m.gmres->init(r);
+  }
+}
+
+template <class T>
+void OuterKrylov<T>::iteration(DeviceOperator<T>& op, T* x, T* r, double* stopped) {
+  Impl& m = *impl_;
+  typename Impl::Op o{&op};
+  if (m.cg) {
+    m.cg->iteration(o, x, r);
+    m.be.update(ExportStop{CgSlots::kStop, -1, stopped});
+  } else if (m.bicgstab) {
+    m.bicgstab->iteration(o, x, r);
+    m.be.update(ExportStop{BicgstabSlots::kStop, -1, stopped});
+  } else {
+    m.gmres->iteration(o, x, r);
+    m.be.update(ExportStop{GmresSlots::kStop, GmresSlots::kConverged, stopped});
+  }
+}
+
+template <class T>
+void OuterKrylov<T>::finalize(DeviceOperator<T>& op, T* x) {
+  Impl& m = *impl_;
+  typename Impl::Op o{&op};
+  if (m.gmres) m.gmres->finalize(o, x, backend::kAllLanes);
+}
+
+template <class T>
+bool OuterKrylov<T>::capturable() const {
+  return !impl_->gmres;
+}
+
+template <class T>
+IterationResult OuterKrylov<T>::outcome() const {
+  const Impl& m = *impl_;
+  const std::vector<double> s = m.be.read_slots();
+  if (m.cg) return CgMethod<typename Impl::Backend>::outcome(s.data());
+  if (m.bicgstab) return BicgstabMethod<typename Impl::Backend>::outcome(s.data());
+  return GmresMethod<typename Impl::Backend>::outcome(s.data());
+}
+
+template <class T>
+std::vector<double> OuterKrylov<T>::slots() const {
+  return impl_->be.read_slots();
+}
+
+template <class T>
+void OuterKrylov<T>::reset_traffic() {
+  impl_->be.reset_traffic();
+}
+
+template <class T>
+double OuterKrylov<T>::traffic() const {
+  return impl_->be.read_traffic();
+}
+
+template class OuterKrylov<float>;
+template class OuterKrylov<double>;
+
+}  // namespace jaxamg::device
