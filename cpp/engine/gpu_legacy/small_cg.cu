@@ -393,12 +393,13 @@ int SmallCg<T>::capacity() {
   return capacity_;
 }
 
-// DeviceSolver's traffic model for the same solve (see its residual,
-// read_back and method_iteration): the initial residual and its norm when
-// monitored; per pass the residual of method_init (not for a zero start);
-// per iteration the direction, SpMV, two dot products, update and norm --
-// the first iteration of a pass forms p = r, one vector less; per true
-// check a residual and its norm.
+// DeviceSolver's traffic model for the same solve (see its residual and
+// read_back, and the one CG method's updates on the CUDA backend): the
+// initial residual and its norm when monitored; per pass the residual of
+// method_init (not for a zero start); per iteration the direction (3
+// vectors), SpMV, <p, A p> (2), the updates of x and r (6), <r, r> (1) and
+// the norm (1) -- the first iteration of a pass copies p = r, one vector
+// less; per true check a residual and its norm.
 template <class T>
 double SmallCg<T>::model_bytes(const SmallCgRule& rule, bool use_x0) const {
   const double vec = static_cast<double>(n_) * sizeof(T);
@@ -409,7 +410,7 @@ double SmallCg<T>::model_bytes(const SmallCgRule& rule, bool use_x0) const {
   if (rule.monitor) bytes += (use_x0 ? residual : 0) + vec;
   if (last_.passes > 0) bytes += (last_.passes - (use_x0 ? 0 : 1)) * residual;
   // With iterations run, every pass ran at least one (a restart needs one left).
-  if (last_.iterations > 0) bytes += last_.iterations * (14 * vec + spmv) - last_.passes * vec;
+  if (last_.iterations > 0) bytes += last_.iterations * (13 * vec + spmv) - last_.passes * vec;
   bytes += last_.true_checks * (residual + vec);
   return bytes;
 }
