@@ -26,6 +26,21 @@ TYPED_TEST_SUITE(DenseLu, ValueTypes);
 // Random matrix with standard normal entries and a given fraction of zeros
 // (the diagonal is always stored, so sparse ones stay nonsingular in
 // practice): no diagonal dominance, so partial pivoting is exercised.
+// The pure Neumann Laplacian on an nx x ny grid: every row sums to zero,
+// so the constants span its null space.
+template <class T>
+std::shared_ptr<CsrMatrix<T>> neumann_laplacian(int nx, int ny) {
+  auto L = std::make_shared<CsrMatrix<T>>(
+      testing::stencil_matrix<T>(nx, ny, 1, 1, 1, 0, [](int) { return 1.0; }));
+  for (Index i = 0; i < L->nrows; ++i) {
+    T off = 0;
+    for (Index k = L->row_ptr[i]; k < L->row_ptr[i + 1]; ++k)
+      if (L->col[k] != i) off += L->val[k];
+    L->val[L->diag_pos[i]] = -off;
+  }
+  return L;
+}
+
 template <class T>
 std::shared_ptr<CsrMatrix<T>> random_general(int n, double density, unsigned seed) {
   std::mt19937 gen(seed);
@@ -99,14 +114,7 @@ TYPED_TEST(DenseLu, SingularMatrixRaisesNamingThePivot) {
   }
   // The pure Neumann Laplacian (constant null space): rounding leaves a tiny
   // last pivot, still recognised as zero.
-  auto L = std::make_shared<CsrMatrix<T>>(testing::stencil_matrix<T>(
-      8, 8, 1, 1, 1, 0, [](int) { return 1.0; }));
-  for (Index i = 0; i < L->nrows; ++i) {
-    T off = 0;
-    for (Index k = L->row_ptr[i]; k < L->row_ptr[i + 1]; ++k)
-      if (L->col[k] != i) off += L->val[k];
-    L->val[L->diag_pos[i]] = -off;
-  }
+  auto L = neumann_laplacian<T>(8, 8);
   EXPECT_THROW(build_solver<T>(solver_json("DENSE_LU_SOLVER"), L), SetupError);
 }
 
@@ -117,14 +125,7 @@ TYPED_TEST(DenseLu, SingularMatrixRaisesNamingThePivot) {
 // matrix under the same flag pins nothing.
 TYPED_TEST(DenseLu, DeclaredSingularSystemPinsTheZeroPivot) {
   using T = TypeParam;
-  auto L = std::make_shared<CsrMatrix<T>>(testing::stencil_matrix<T>(
-      9, 7, 1, 1, 1, 0, [](int) { return 1.0; }));
-  for (Index i = 0; i < L->nrows; ++i) {
-    T off = 0;
-    for (Index k = L->row_ptr[i]; k < L->row_ptr[i + 1]; ++k)
-      if (L->col[k] != i) off += L->val[k];
-    L->val[L->diag_pos[i]] = -off;
-  }
+  auto L = neumann_laplacian<T>(9, 7);
   const std::string singular =
       R"({"config_version": 2, "x_singular_system": 1, "solver": {"scope": "main",
       "solver": "DENSE_LU_SOLVER"}})";
