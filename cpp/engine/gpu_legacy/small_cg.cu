@@ -399,7 +399,8 @@ int SmallCg<T>::capacity() {
 // method_init (not for a zero start); per iteration the direction (3
 // vectors), SpMV, <p, A p> (2), the updates of x and r (6), <r, r> (1) and
 // the norm (1) -- the first iteration of a pass copies p = r, one vector
-// less; per true check a residual and its norm.
+// less, and the pass's start reads r once for <r, r>, one more; per true
+// check a residual and its norm.
 template <class T>
 double SmallCg<T>::model_bytes(const SmallCgRule& rule, bool use_x0) const {
   const double vec = static_cast<double>(n_) * sizeof(T);
@@ -409,8 +410,9 @@ double SmallCg<T>::model_bytes(const SmallCgRule& rule, bool use_x0) const {
   double bytes = 0;
   if (rule.monitor) bytes += (use_x0 ? residual : 0) + vec;
   if (last_.passes > 0) bytes += (last_.passes - (use_x0 ? 0 : 1)) * residual;
-  // With iterations run, every pass ran at least one (a restart needs one left).
-  if (last_.iterations > 0) bytes += last_.iterations * (13 * vec + spmv) - last_.passes * vec;
+  // With iterations run, every pass ran at least one (a restart needs one
+  // left); its shorter first iteration and its <r, r> at the start cancel.
+  if (last_.iterations > 0) bytes += last_.iterations * (13 * vec + spmv);
   bytes += last_.true_checks * (residual + vec);
   return bytes;
 }
