@@ -216,6 +216,9 @@ void DeviceSolver<T>::allocate_work() {
     }
     shape_.track_residual = top_.monitors_residual();
     krylov_ = std::make_unique<device::OuterKrylov<T>>(shape_, n, stream_);
+    // Its vectors and slots were zeroed on this (default) stream; a solve
+    // runs on XLA's stream, which may not wait for it.
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (Krylov method)");
   }
   scal_.resize(kNumSlots);
   work_.resize(kReduceBlocks);
