@@ -81,7 +81,7 @@ sub = comm.Split(rank % 2, rank)
 ss, sr = sub.size, sub.rank
 st = [n * r // ss for r in range(ss + 1)]
 As = A[st[sr]:st[sr + 1]]
-out = (jax.ShapeDtypeStruct((As.shape[0],), jnp.float64), jax.ShapeDtypeStruct((3,), jnp.float64))
+out = (jax.ShapeDtypeStruct((As.shape[0],), jnp.float64), jax.ShapeDtypeStruct((4,), jnp.float64))
 xs, _ = jax.ffi.ffi_call("jaxamg_solve_mpi", out, vmap_method="expand_dims")(
     jnp.asarray(As.indptr, jnp.int32), jnp.asarray(As.indices, jnp.int32), jnp.asarray(As.data),
     jnp.asarray(b[st[sr]:st[sr + 1]]), jnp.zeros(As.shape[0]), config=cfg, structure_hi=np.int64(0),
