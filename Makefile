@@ -145,9 +145,13 @@ stubs: venv
 	  fi; \
 	done
 
-cpp-test: sysdeps
+# The venv's build dependencies bring cuSPARSE (nvidia-cusparse), so where
+# nvcc is found the CUDA backend and its tests are built here too; the tests
+# skip without a GPU.
+cpp-test: sysdeps $(VENV)/.build-deps
 	cmake -S . -B $(CPP_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
-	  -DJAXAMG_BUILD_PYTHON=OFF -DJAXAMG_BUILD_TESTS=ON --log-level=WARNING
+	  -DJAXAMG_BUILD_PYTHON=OFF -DJAXAMG_BUILD_TESTS=ON -DPython_EXECUTABLE=$(abspath $(VPY)) \
+	  --log-level=WARNING
 	cmake --build $(CPP_BUILD) -j $(JOBS)
 	ctest --test-dir $(CPP_BUILD) --output-on-failure -j $(JOBS) -LE mpi
 
