@@ -21,43 +21,46 @@ from .matrix import is_concrete
 from .status import AMGXStatus
 
 
+def place_flags(place) -> dict:
+    """``setup_on_device`` and ``solve_on_device`` from the stats row's place
+    entry (an int gives bools, an integer array bool arrays)."""
+    return {
+        "setup_on_device": (place & PLACE_SETUP_ON_DEVICE) != 0,
+        "solve_on_device": (place & PLACE_SOLVE_ON_DEVICE) != 0,
+    }
+
+
 def make_info(stats, history_len: int) -> dict:
     """`info` from the stats vector: Python scalars when concrete, arrays when
     traced; the history a JAX array either way."""
     import jax.numpy as jnp
 
     if not is_concrete(stats):
-        place = stats[..., 3].astype(jnp.int32)
         return {
             "iterations": stats[..., 0],
             "residual": stats[..., 1],
             "status": stats[..., 2],
             "residual_history": stats[..., STATS_HEAD:],
-            "setup_on_device": (place & PLACE_SETUP_ON_DEVICE) != 0,
-            "solve_on_device": (place & PLACE_SOLVE_ON_DEVICE) != 0,
+            **place_flags(stats[..., 3].astype(jnp.int32)),
         }
     s = np.asarray(stats)
     if s.ndim > 1:  # a batch computed eagerly: keep arrays
-        place = s[..., 3].astype(int)
         return {
             "iterations": s[..., 0].astype(int),
             "residual": s[..., 1],
             "status": s[..., 2].astype(int),
             "residual_history": jnp.asarray(s[..., STATS_HEAD:]),
-            "setup_on_device": (place & PLACE_SETUP_ON_DEVICE) != 0,
-            "solve_on_device": (place & PLACE_SOLVE_ON_DEVICE) != 0,
+            **place_flags(s[..., 3].astype(int)),
         }
     iterations = int(s[0])
     history = s[STATS_HEAD : STATS_HEAD + iterations + 1]
     history = history[~np.isnan(history)]
-    place = int(s[3])
     return {
         "iterations": iterations,
         "residual": float(s[1]),
         "status": AMGXStatus(int(s[2])),
         "residual_history": jnp.asarray(history),
-        "setup_on_device": bool(place & PLACE_SETUP_ON_DEVICE),
-        "solve_on_device": bool(place & PLACE_SOLVE_ON_DEVICE),
+        **place_flags(int(s[3])),
     }
 
 

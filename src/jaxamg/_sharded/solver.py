@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 
 from .._core.errors import to_runtime_error
-from .._core.ffi import PLACE_SETUP_ON_DEVICE, PLACE_SOLVE_ON_DEVICE, STATS_HEAD
+from .._core.ffi import STATS_HEAD
+from .._core.info import place_flags
 from .._core.matrix import structure_fingerprint
 from .._core.stats import check_writable, stats_lock, take_stats_text, write_stats_file
 from .._core.structure import structure_arrays
@@ -298,14 +299,13 @@ class ShardedSolve:
         else:
             x, stats, inconsistency = self._run_with_stats(run, save_stats_file)
         ax = m.axis_name
-        place = stats[None, 3].astype(np.int32)
+        flags = place_flags(stats[None, 3].astype(np.int32))
         info = {
             "iterations": assemble(stats[None, 0].astype(np.int32), m.mesh, ax, axis=0),
             "residual": assemble(stats[None, 1], m.mesh, ax, axis=0),
             "status": assemble(stats[None, 2].astype(np.int32), m.mesh, ax, axis=0),
             "residual_history": assemble(stats[None, STATS_HEAD:], m.mesh, ax, axis=0),
-            "setup_on_device": assemble((place & PLACE_SETUP_ON_DEVICE) != 0, m.mesh, ax, axis=0),
-            "solve_on_device": assemble((place & PLACE_SOLVE_ON_DEVICE) != 0, m.mesh, ax, axis=0),
+            **{key: assemble(flag, m.mesh, ax, axis=0) for key, flag in flags.items()},
         }
         if inconsistency is not None:
             value = np.asarray(inconsistency)[None]
@@ -329,14 +329,12 @@ def _info(stats):
     """`info` of a traced call from the global (..., nranks, STATS_HEAD + H) stats."""
     import jax.numpy as jnp
 
-    place = stats[..., 3].astype(jnp.int32)
     return {
         "iterations": stats[..., 0].astype(jnp.int32),
         "residual": stats[..., 1],
         "status": stats[..., 2].astype(jnp.int32),
         "residual_history": stats[..., STATS_HEAD:],
-        "setup_on_device": (place & PLACE_SETUP_ON_DEVICE) != 0,
-        "solve_on_device": (place & PLACE_SOLVE_ON_DEVICE) != 0,
+        **place_flags(stats[..., 3].astype(jnp.int32)),
     }
 
 
