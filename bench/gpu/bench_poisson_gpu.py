@@ -110,6 +110,13 @@ CONFIGS = {
 # FGMRES on the device (before, any GMRES solved on the host).
 CONFIGS["fgmres_classical_l1"] = copy.deepcopy(CONFIGS["pcg_classical_l1"])
 CONFIGS["fgmres_classical_l1"]["solver"].update(solver="FGMRES", gmres_n_restart=30)
+# FGMRES(30) + aggregation (SIZE_8) + MULTICOLOR_DILU: the multicolour sweep
+# of the one engine on the device (the colouring from the host setup).
+CONFIGS["fgmres_aggregation_dilu"] = pcg_amg(
+    {"algorithm": "AGGREGATION", "selector": "SIZE_8"},
+    {"scope": "dilu", "solver": "MULTICOLOR_DILU", "relaxation_factor": 1.0},
+)
+CONFIGS["fgmres_aggregation_dilu"]["solver"].update(solver="FGMRES", gmres_n_restart=30)
 # JAX-AMG's default config (PBICGSTAB + classical PMIS/D2 + BLOCK_JACOBI 0.9,
 # strength 0.5, a one-row dense LU), what a call without a config runs, to TOL.
 CONFIGS["jaxamg_default"] = copy.deepcopy(jaxamg.config.DEFAULT_CONFIG)

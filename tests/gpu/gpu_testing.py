@@ -18,3 +18,29 @@ requires_cuda = [
     pytest.mark.gpu,
     pytest.mark.skipif(cuda_module() is None, reason="needs a CUDA GPU and jaxamg._cuda"),
 ]
+
+
+def weighted_losses(A, M, weights, config):
+    """sum(weights * x**2) of A x = b as a function of (A's values, b):
+    through jaxamg.solve of the device matrix M (A's pattern) with `config`,
+    and through a dense solve, the reference for gradients."""
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.experimental import sparse as jsparse
+
+    import jaxamg
+
+    n = A.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(A.indptr))
+
+    def loss_amg(data, rhs):
+        x, _ = jaxamg.solve(
+            jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs, config=config
+        )
+        return jnp.sum(weights * x**2)
+
+    def loss_dense(data, rhs):
+        D = jnp.zeros((n, n)).at[rows, np.asarray(A.indices)].add(data)
+        return jnp.sum(weights * jnp.linalg.solve(D, rhs) ** 2)
+
+    return loss_amg, loss_dense

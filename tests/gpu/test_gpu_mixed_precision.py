@@ -6,12 +6,11 @@ SciPy's spsolve, the CPU path and a float64 hierarchy; AMG as the solver
 hierarchy on the device). Skipped without a GPU."""
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from gpu_testing import requires_cuda
+from gpu_testing import requires_cuda, weighted_losses
 from jax.experimental import sparse as jsparse
 
 import jaxamg
@@ -117,18 +116,7 @@ def test_device_gradient_matches_dense(rng):
     b = rng.normal(size=n)
     w = rng.uniform(0.5, 2.0, size=n)
     M, bg, wg = on(jax.devices("gpu")[0], A, b, w)
-    rows = np.repeat(np.arange(n), np.diff(A.indptr))
-    cfg = config("PBICGSTAB", tolerance=1e-12)
-
-    def loss_amg(data, rhs):
-        x, _ = jaxamg.solve(
-            jsparse.BCSR((data, M.indices, M.indptr), shape=M.shape), rhs, config=cfg
-        )
-        return jnp.sum(wg * x**2)
-
-    def loss_dense(data, rhs):
-        D = jnp.zeros((n, n)).at[rows, np.asarray(A.indices)].add(data)
-        return jnp.sum(wg * jnp.linalg.solve(D, rhs) ** 2)
+    loss_amg, loss_dense = weighted_losses(A, M, wg, config("PBICGSTAB", tolerance=1e-12))
 
     ga = jax.block_until_ready(jax.grad(loss_amg, argnums=(0, 1))(M.data, bg))
     assert _ffi.cuda_native().last_solve()["on_device"]

@@ -7,6 +7,7 @@
 #include "backend/cuda/vector_backend.cuh"
 #include "solvers/smoothers/chebyshev_method.h"
 #include "solvers/smoothers/diagonal_sweep_method.h"
+#include "solvers/smoothers/multicolor_methods.h"
 
 namespace jaxamg::device {
 
@@ -28,6 +29,9 @@ struct LevelWork {
   Vec<T> kr, kz, kp, ky;  // K-cycle
   std::unique_ptr<DiagonalSweepMethod<Backend<T>>> sweep;
   std::unique_ptr<ChebyshevMethod<Backend<T>>> chebyshev;
+  std::unique_ptr<MulticolorGSMethod<Backend<T>>> gs;
+  std::unique_ptr<MulticolorDILUMethod<Backend<T>>> dilu;
+  std::unique_ptr<MulticolorILUMethod<Backend<T>>> ilu;
   int scale_counter = 0;
 };
 
@@ -72,6 +76,21 @@ class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
       } else if (L.smoother == DeviceSmoother::kChebyshev) {
         W.chebyshev = std::make_unique<ChebyshevMethod<Backend<T>>>(*W.be, W.A, L.diag.data(),
                                                                     L.lmin, L.lmax, L.order);
+      } else if (L.smoother == DeviceSmoother::kMulticolorGS) {
+        W.gs = std::make_unique<MulticolorGSMethod<Backend<T>>>(
+            *W.be, W.A, L.color_rows.data(), L.color_ptr,
+            backend::GsScale<T>{L.block_dim, L.diag.data()}, L.symmetric);
+      } else if (L.smoother == DeviceSmoother::kMulticolorDILU) {
+        const backend::DiluFactors<T> f{L.color_rows.data(), L.split_ptr.data(),
+                                        L.split_col.data(),  L.split_diag.data(),
+                                        L.split_val.data(),  L.diag.data()};
+        W.dilu = std::make_unique<MulticolorDILUMethod<Backend<T>>>(*W.be, f, L.color_ptr, L.w);
+      } else if (L.smoother == DeviceSmoother::kMulticolorILU) {
+        const backend::IluFactors<T> f{L.color_rows.data(), L.split_ptr.data(),
+                                       L.split_col.data(),  L.split_diag.data(),
+                                       L.split_val.data(),  L.split_lu.data(),
+                                       L.diag.data()};
+        W.ilu = std::make_unique<MulticolorILUMethod<Backend<T>>>(*W.be, f, L.color_ptr, L.w);
       }
     }
     cuda::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (cycle work vectors)");
@@ -104,6 +123,21 @@ class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
     if (W.sweep) {
       W.sweep->apply(b, x, x_is_zero, sweeps);
       *bytes_ += (x_is_zero ? 3 * vec + (sweeps - 1) * sweep : sweeps * sweep);
+    } else if (W.gs) {
+      W.gs->apply(b, x, x_is_zero, sweeps);
+      // A direction reads A, b, the scale and the row list, and updates x.
+      const double pass = L.A.spmv_bytes() + 5 * vec;
+      *bytes_ += sweeps * (W.gs->symmetric() ? 2 : 1) * pass + (x_is_zero ? vec : 0);
+    } else if (W.dilu || W.ilu) {
+      if (W.dilu) {
+        W.dilu->apply(b, x, x_is_zero, sweeps);
+      } else {
+        W.ilu->apply(b, x, x_is_zero, sweeps);
+      }
+      // Forward: the split rows, b, x, z and the inverted diagonal;
+      // backward: the rows again (counted whole), z read and written, x
+      // updated. (ILU also reads its factors' L part: not counted.)
+      *bytes_ += sweeps * (2 * L.A.spmv_bytes() + 10 * vec);
     } else {
       W.chebyshev->apply(b, x, x_is_zero, sweeps);
       // A step: the direction (A, x, S, b, p) and x += alpha p.

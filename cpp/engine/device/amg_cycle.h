@@ -1,13 +1,13 @@
 // The AMG cycle of a hierarchy in device memory: the one cycle of
 // amg/cycle.h (V, W, F, the CG/CGF K-cycles, error scaling) and the
 // smoothers' methods (solvers/smoothers/diagonal_sweep_method.h,
-// chebyshev_method.h) instantiated on the CUDA backend
+// chebyshev_method.h, multicolor_methods.h) instantiated on the CUDA backend
 // (backend/cuda/vector_backend.cuh). The host hierarchy (amg_cycle.cc), the
 // vmap lanes (batched/batched_amg.cc) and the distributed hierarchy run the
 // same cycle code, so the device takes the steps the CPU takes.
 //
 // DeviceAmgData holds what a builder fills: the level operators, the
-// smoothers' diagonals and Chebyshev intervals, and the coarsest level's
+// smoothers' diagonals, Chebyshev intervals and colourings, and the coarsest level's
 // inverse (from a host setup or from a device setup). AmgCycle adds the
 // per-level backends, work vectors and smoother methods, made at
 // construction; the one scratch vector a diagonal smoother makes at its first
@@ -34,7 +34,14 @@
 
 namespace jaxamg::device {
 
-enum class DeviceSmoother { kNone, kDiagonal, kChebyshev };
+enum class DeviceSmoother {
+  kNone,
+  kDiagonal,
+  kChebyshev,
+  kMulticolorGS,
+  kMulticolorDILU,
+  kMulticolorILU
+};
 
 template <class T>
 struct DeviceAmgLevel {
@@ -44,6 +51,19 @@ struct DeviceAmgLevel {
   cuda::DeviceArray<T> diag;
   double lmin = 0, lmax = 0;  // Chebyshev: the interval of the recurrence
   int order = 0;              // Chebyshev: steps per sweep
+  // The multicolour smoothers (solvers/smoothers/multicolor_methods.h): the
+  // rows grouped by colour and the colours' offsets (host memory).
+  // MULTICOLOR_GS: diag holds the update's scale (w / a_ii, or w D_I^-1 per
+  // node of block_dim rows). MULTICOLOR_DILU and _ILU: split_* the matrix
+  // regrouped by colour (smoothers::ColorSplit), diag 1 / e (DILU) or 1 / u
+  // (ILU) by colour position, split_lu ILU's factors in that layout.
+  cuda::DeviceArray<Index> color_rows;
+  std::vector<Index> color_ptr;
+  Index block_dim = 1;
+  bool symmetric = false;
+  T w = 1;
+  cuda::DeviceArray<Index> split_ptr, split_col, split_diag;
+  cuda::DeviceArray<T> split_val, split_lu;
   Index rows() const { return A.rows(); }
 };
 

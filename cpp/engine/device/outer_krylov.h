@@ -34,6 +34,12 @@ enum class KrylovKind { kCg, kPcg, kPcgf, kBicgstab, kPbicgstab, kGmres, kFgmres
 // The method registered under `name` (CG, PCG, ..., FGMRES), or false.
 bool krylov_kind_of(const std::string& name, KrylovKind* kind);
 
+// Whether the method applies its scope's "preconditioner" (CG and BICGSTAB
+// ignore it, as in AmgX).
+inline bool applies_preconditioner(KrylovKind kind) {
+  return kind != KrylovKind::kCg && kind != KrylovKind::kBicgstab;
+}
+
 struct KrylovShape {
   KrylovKind kind = KrylovKind::kCg;
   bool preconditioned = false;  // M is applied (PCG, PCGF, PBICGSTAB, (F)GMRES with one)

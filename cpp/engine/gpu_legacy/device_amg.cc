@@ -6,6 +6,9 @@
 #include "solvers/smoothers/block_jacobi.h"
 #include "solvers/smoothers/chebyshev.h"
 #include "solvers/smoothers/common.h"
+#include "solvers/smoothers/multicolor_dilu.h"
+#include "solvers/smoothers/multicolor_gs.h"
+#include "solvers/smoothers/multicolor_ilu.h"
 
 namespace jaxamg::cuda {
 
@@ -28,12 +31,64 @@ const Vector<T>* jacobi_diagonal(const Solver<T>* s) {
 template <class T>
 std::string smoother_unsupported(const Solver<T>* s, int l) {
   if (!s || jacobi_diagonal(s)) return "";
+  if (const auto* gs = dynamic_cast<const MulticolorGSSolver<T>*>(s)) {
+    if (gs->block_dim() <= backend::kMaxDeviceBlock) return "";
+    return "MULTICOLOR_GS with block_dim " + std::to_string(gs->block_dim()) + " > " +
+           std::to_string(backend::kMaxDeviceBlock) + " (level " + std::to_string(l) + ")";
+  }
+  if (dynamic_cast<const MulticolorDILUSolver<T>*>(s)) return "";
+  if (dynamic_cast<const MulticolorILUSolver<T>*>(s)) return "";
   if (const auto* c = dynamic_cast<const ChebyshevSolver<T>*>(s)) {
     if (c->diagonal_scale() != nullptr) return "";
     return "the CHEBYSHEV smoother of level " + std::to_string(l) +
            " has a non-diagonal preconditioner";
   }
   return "smoother " + s->name() + " (level " + std::to_string(l) + ")";
+}
+
+// The colouring, colour-split matrix, inverted diagonal and relaxation
+// factor of a colour-ordered factorisation (MULTICOLOR_DILU or _ILU).
+template <class T, class Smoother>
+void copy_color_split(const Smoother& s, device::DeviceAmgLevel<T>& L) {
+  const smoothers::ColorSplit& split = s.split();
+  L.diag.assign(s.inverse_diagonal());
+  L.color_rows.assign(s.coloring().rows);
+  L.color_ptr = s.coloring().color_ptr;
+  L.w = s.relaxation_factor();
+  L.split_ptr.assign(split.row_ptr);
+  L.split_col.assign(split.col);
+  L.split_diag.assign(split.diag);
+  L.split_val.assign(s.split_values());
+}
+
+// The device data of the set-up host smoother `sm` (nullptr: none), for
+// the level whose matrix L.A holds.
+template <class T>
+void copy_smoother(const Solver<T>* sm, device::DeviceAmgLevel<T>& L) {
+  if (const Vector<T>* d = jacobi_diagonal(sm)) {
+    L.smoother = device::DeviceSmoother::kDiagonal;
+    L.diag.assign(*d);
+  } else if (const auto* c = dynamic_cast<const ChebyshevSolver<T>*>(sm)) {
+    L.smoother = device::DeviceSmoother::kChebyshev;
+    L.diag.assign(c->diagonal_scale(), L.rows());
+    L.lmin = c->lambda_min();
+    L.lmax = c->lambda_max();
+    L.order = c->order();
+  } else if (const auto* gs = dynamic_cast<const MulticolorGSSolver<T>*>(sm)) {
+    L.smoother = device::DeviceSmoother::kMulticolorGS;
+    L.diag.assign(gs->scale());
+    L.color_rows.assign(gs->color_rows());
+    L.color_ptr = gs->color_ptr();
+    L.block_dim = gs->block_dim();
+    L.symmetric = gs->symmetric();
+  } else if (const auto* dilu = dynamic_cast<const MulticolorDILUSolver<T>*>(sm)) {
+    L.smoother = device::DeviceSmoother::kMulticolorDILU;
+    copy_color_split(*dilu, L);
+  } else if (const auto* ilu = dynamic_cast<const MulticolorILUSolver<T>*>(sm)) {
+    L.smoother = device::DeviceSmoother::kMulticolorILU;
+    copy_color_split(*ilu, L);
+    L.split_lu.assign(ilu->factor_values());
+  }
 }
 
 }  // namespace
@@ -78,21 +133,32 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const AmgSolver<T>& amg)
       L.P.upload(handle_, ops.P);
       L.R.upload(handle_, ops.R);
     }
-    const Solver<T>* sm = amg.levels()[l].smoother.get();
-    if (const Vector<T>* d = jacobi_diagonal(sm)) {
-      L.smoother = device::DeviceSmoother::kDiagonal;
-      L.diag.assign(*d);
-    } else if (const auto* c = dynamic_cast<const ChebyshevSolver<T>*>(sm)) {
-      L.smoother = device::DeviceSmoother::kChebyshev;
-      L.diag.assign(c->diagonal_scale(), L.rows());
-      L.lmin = c->lambda_min();
-      L.lmax = c->lambda_max();
-      L.order = c->order();
-    }
+    copy_smoother(amg.levels()[l].smoother.get(), L);
   }
   if (const auto* lu = dynamic_cast<const DenseLUSolver<T>*>(amg.coarse_solver())) {
     set_coarse_inverse(*lu);
   }
+  make_cycle();
+}
+
+template <class T>
+std::string DeviceAmg<T>::unsupported_smoother(const Solver<T>& smoother) {
+  if (smoother.matrix().dist) return "a distributed matrix";
+  return smoother_unsupported(&smoother, 0);
+}
+
+template <class T>
+DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const Solver<T>& smoother)
+    : handle_(handle), max_iters_(1) {
+  const std::string why = unsupported_smoother(smoother);
+  if (!why.empty()) throw NotSupported("CUDA backend: " + why + " does not run on the GPU");
+  // One cycle of a one-level hierarchy is the coarsest level's sweeps: the
+  // smoother's max_iters of them from a zero guess (Solver::apply).
+  data_.params.coarsest_sweeps = smoother.max_iters();
+  data_.levels.resize(1);
+  device::DeviceAmgLevel<T>& L = data_.levels[0];
+  L.A.upload(handle_, smoother.matrix());
+  copy_smoother(&smoother, L);
   make_cycle();
 }
 

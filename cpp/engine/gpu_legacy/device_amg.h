@@ -8,10 +8,11 @@
 // (without reuse_scale, whose counter lives on the host and would be frozen
 // into a captured iteration), the JACOBI_L1, BLOCK_JACOBI (block_dim 1),
 // CHEBYSHEV and CHEBYSHEV_POLY smoothers with a diagonal preconditioner
-// (JACOBI_L1, scalar BLOCK_JACOBI) or none, no smoother, and DENSE_LU_SOLVER
-// or smoother sweeps on the coarsest level. unsupported() names anything
-// else (Gauss-Seidel and ILU smoothers, ...), for which the caller solves on
-// the host.
+// (JACOBI_L1, scalar BLOCK_JACOBI) or none, MULTICOLOR_GS (block_dim up to
+// 8), MULTICOLOR_DILU and MULTICOLOR_ILU with the host setup's colouring
+// and factors, no smoother, and DENSE_LU_SOLVER or smoother sweeps on the
+// coarsest level. unsupported() names anything else (GS, KACZMARZ, ...),
+// for which the caller solves on the host.
 #pragma once
 #include <cusparse.h>
 
@@ -58,6 +59,12 @@ class DeviceAmg {
   static std::string unsupported(SolverContext& ctx, const std::string& scope);
 
   DeviceAmg(cusparseHandle_t handle, const AmgSolver<T>& amg);
+  // A set-up host smoother as a Krylov method's preconditioner: a one-level
+  // hierarchy whose coarsest solve is the smoother's max_iters sweeps, so
+  // that precondition() is the host's preconditioner solve (from a zero
+  // guess, without monitoring). unsupported_smoother() says which run.
+  static std::string unsupported_smoother(const Solver<T>& smoother);
+  DeviceAmg(cusparseHandle_t handle, const Solver<T>& smoother);
   // A hierarchy built on the device (setup/), with the cycle,
   // smoother and coarse solver of the AMG scope `scope` of ctx.config:
   // JACOBI_L1 or CHEBYSHEV on it (l1 norms computed on the device) or no

@@ -26,11 +26,10 @@ std::unique_ptr<DeviceHierarchy<U>> make_hierarchy(const Config& cfg, const std:
       DeviceAggregationParams::from_config(cfg, scope));
 }
 
-// The outer methods that apply their "preconditioner" (CG and BICGSTAB
-// ignore it, as in AmgX).
+// The outer methods of the device that apply their "preconditioner".
 bool preconditioned_method(const std::string& name) {
-  return name == "PCG" || name == "PCGF" || name == "PBICGSTAB" || name == "GMRES" ||
-         name == "FGMRES";
+  device::KrylovKind kind;
+  return device::krylov_kind_of(name, &kind) && device::applies_preconditioner(kind);
 }
 
 }  // namespace

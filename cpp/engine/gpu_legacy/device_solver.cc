@@ -46,6 +46,15 @@ const MixedPrecisionAmg* mixed_of(const Solver<T>& top) {
   return nullptr;
 }
 
+// The preconditioner of a Krylov `top` that is neither AMG nor a float32
+// AMG (a smoother, or another solver), or nullptr.
+template <class T>
+const Solver<T>* smoother_of(const Solver<T>& top) {
+  const auto* k = dynamic_cast<const KrylovSolver<T>*>(&top);
+  if (!k || !k->preconditioner() || amg_of(top) || mixed_of(top)) return nullptr;
+  return k->preconditioner();
+}
+
 Reduce norm_reduction(NormType t) {
   switch (t) {
     case NormType::kL1: return Reduce::kSumAbs;
@@ -79,10 +88,11 @@ std::string DeviceSolver<T>::unsupported(const Solver<T>& top) {
   const std::string why = unsupported_method(top);
   if (!why.empty()) return why;
   if (top.matrix().dist) return "a distributed matrix";
-  const auto* k = dynamic_cast<const KrylovSolver<T>*>(&top);
-  if (k && k->preconditioner() && !dynamic_cast<const AmgSolver<T>*>(k->preconditioner()) &&
-      !mixed_of(top)) {
-    return "preconditioner " + k->preconditioner()->name() + " of " + top.name();
+  if (const Solver<T>* smoother = smoother_of(top)) {
+    if (smoother->monitors_residual()) return "a smoother preconditioner that monitors its residual";
+    const std::string why_not = DeviceAmg<T>::unsupported_smoother(*smoother);
+    if (why_not.empty()) return "";
+    return "preconditioner " + smoother->name() + " of " + top.name() + " (" + why_not + ")";
   }
   if (const AmgSolver<T>* amg = amg_of(top)) {
     if (amg != &top && amg->monitors_residual()) {
@@ -129,10 +139,17 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
   choose_method(unsupported(top));
   n_ = top.matrix().nrows;
   build_on_new_handle([&] {
+    // The host matrix of the device hierarchy's level 0, shared with the
+    // outer method when it is the same.
+    const CsrMatrix<T>* fine = nullptr;
     if (const AmgSolver<T>* amg = amg_of(top)) {
       amg_ = std::make_unique<DeviceAmg<T>>(handle_, *amg);
+      fine = &amg->level_matrix(0);
+    } else if (const Solver<T>* smoother = smoother_of(top)) {
+      amg_ = std::make_unique<DeviceAmg<T>>(handle_, *smoother);
+      fine = &smoother->matrix();
     }
-    if (amg_ && &amg_of(top)->level_matrix(0) == &top.matrix()) {
+    if (fine == &top.matrix()) {
       A_ = &amg_->fine_matrix();
     } else {
       own_A_.upload(handle_, top.matrix());

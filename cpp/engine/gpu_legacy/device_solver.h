@@ -1,7 +1,9 @@
 // The solve phase of a CPU-built solver tree on a CUDA device: the
 // outer method (CG, PCG, PCGF, BICGSTAB, PBICGSTAB, GMRES, FGMRES, or AMG
 // itself) with an AMG preconditioner (DeviceAmg; in a float64 solve also a
-// float32 hierarchy, DeviceMixedAmg) or none. The Krylov methods are the
+// float32 hierarchy, DeviceMixedAmg), a smoother preconditioner (a one-level
+// DeviceAmg: JACOBI_L1, BLOCK_JACOBI, CHEBYSHEV, MULTICOLOR_GS/DILU/ILU) or
+// none. The Krylov methods are the
 // engine's own (device/outer_krylov.h: the methods of solvers/krylov on the
 // CUDA backend). The loop is Solver::solve's:
 // the same monitoring, convergence test (Solver::converged_with), residual

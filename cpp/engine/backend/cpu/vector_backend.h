@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/cpu/blas.h"
+#include "backend/cpu/color_sweeps.h"
 #include "backend/slots.h"
 #include "core/csr_matrix.h"
 #include "core/distribution.h"
@@ -146,6 +147,21 @@ class VectorBackend {
 #pragma omp for schedule(static)
       for (Index i = 0; i < n; ++i) x[i] += alpha * p[i];
     }
+  }
+
+  // The colour-ordered sweeps of the multicolour smoothers (color_sweeps.h).
+  void gs_rows(const CsrMatrix<T>& A, const Index* rows, Index p0, Index p1,
+               backend::GsScale<T> scale, const T* b, T* x) {
+    cpu::gs_rows(A, rows, p0, p1, scale, b, x);
+  }
+  template <class Factors>
+  void lower_solve(const Factors& f, Index p0, Index p1, const T* b, const T* x, bool x_is_zero,
+                   T* z) {
+    cpu::lower_solve(f, p0, p1, b, x, x_is_zero, z);
+  }
+  template <class Factors>
+  void upper_solve(const Factors& f, Index p0, Index p1, T w, T* z, T* x, bool x_is_zero) {
+    cpu::upper_solve(f, p0, p1, w, z, x, x_is_zero);
   }
 
   // out += sum_i s[coef + i] v[i] over i in [s[range], s[range + 1]), two

@@ -15,13 +15,14 @@
 // The smoothers' row sweeps (solvers/smoothers/*_method.h): the diagonal
 // sweep is csr_kernels.h's fused Jacobi kernel, the Chebyshev direction one
 // thread per CSR row; the update of x that neighbours read goes to a second
-// buffer or a second kernel.
+// buffer or a second kernel. The multicolour sweeps are color_sweeps.cuh's.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <vector>
 
+#include "backend/cuda/color_sweeps.cuh"
 #include "backend/cuda/csr_kernels.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/device_array.h"
@@ -361,6 +362,21 @@ class VectorBackend {
     check_launch("chebyshev_step (direction)");
     add_scaled_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, alpha, p, x);
     check_launch("chebyshev_step (update)");
+  }
+
+  // The colour-ordered sweeps of the multicolour smoothers (color_sweeps.cuh).
+  void gs_rows(const CsrRef<T>& A, const Index* rows, Index p0, Index p1,
+               backend::GsScale<T> scale, const T* b, T* x) {
+    cuda::gs_rows(A, rows, p0, p1, scale, b, x, stream_);
+  }
+  template <class Factors>
+  void lower_solve(const Factors& f, Index p0, Index p1, const T* b, const T* x, bool x_is_zero,
+                   T* z) {
+    cuda::lower_solve(f, p0, p1, b, x, x_is_zero, z, stream_);
+  }
+  template <class Factors>
+  void upper_solve(const Factors& f, Index p0, Index p1, T w, T* z, T* x, bool x_is_zero) {
+    cuda::upper_solve(f, p0, p1, w, z, x, x_is_zero, stream_);
   }
 
  private:

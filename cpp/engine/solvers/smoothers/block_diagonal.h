@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/sweep_data.h"
 #include "core/csr_matrix.h"
 
 namespace jaxamg::smoothers {
@@ -18,15 +19,6 @@ template <class T>
 void inverse_block_diagonal(const CsrMatrix<T>& A, Index k, T w, const std::string& who,
                             std::vector<T>& binv);
 
-// x[0..k) (+)= m r, with m a row-major k x k block: `accumulate` adds to x,
-// otherwise x is overwritten.
-template <class T>
-inline void apply_block(const T* m, const T* r, T* x, Index k, bool accumulate) {
-  for (Index c = 0; c < k; ++c) {
-    T s = 0;
-    for (Index j = 0; j < k; ++j) s += m[c * k + j] * r[j];
-    x[c] = accumulate ? x[c] + s : s;
-  }
-}
+using backend::apply_block;
 
 }  // namespace jaxamg::smoothers

@@ -18,6 +18,10 @@ MulticolorDILUSolver<T>::MulticolorDILUSolver(SolverContext& ctx, const std::str
 
 template <class T>
 void MulticolorDILUSolver<T>::solver_setup(bool reuse_structure) {
+  // Dropped first: a setup that throws must not leave a sweep of the
+  // previous matrix behind.
+  sweep_.reset();
+  backend_.reset();
   // Distributed: the owned block alone is coloured and factored (block
   // Jacobi across processes; see the top of the header).
   if (this->A_->dist) {
@@ -50,7 +54,6 @@ void MulticolorDILUSolver<T>::solver_setup(bool reuse_structure) {
   }
   smoothers::gather_split_values(A, split_, val_);
   einv_.resize(n);
-  z_.resize(n);
   const Index* srp = split_.row_ptr.data();
   const Index* sc = split_.col.data();
   const Index* sd = split_.diag.data();
@@ -86,69 +89,30 @@ void MulticolorDILUSolver<T>::solver_setup(bool reuse_structure) {
                      " (e_i = a_ii - sum_j a_ij a_ji / e_j vanished); the matrix is too far from "
                      "diagonally dominant for DILU: use JACOBI_L1 or MULTICOLOR_GS");
   }
+  backend_ = std::make_unique<Backend>(static_cast<std::size_t>(n), 1, nullptr);
+  sweep_ = std::make_unique<MulticolorDILUMethod<Backend>>(*backend_, factors(),
+                                                           coloring_.color_ptr, w_);
+}
+
+template <class T>
+backend::DiluFactors<T> MulticolorDILUSolver<T>::factors() const {
+  return {coloring_.rows.data(), split_.row_ptr.data(), split_.col.data(),
+          split_.diag.data(),    val_.data(),           einv_.data()};
 }
 
 template <class T>
 IterationResult MulticolorDILUSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
   if (!this->A_->dist || x_is_zero) {
-    sweep(b, x, x_is_zero);  // a zero x has zero ghosts: the local sweep is exact
+    sweep_->iteration(b, x, x_is_zero);  // a zero x has zero ghosts: the local sweep is exact
     return IterationResult::kContinue;
   }
   // The residual with exchanged ghost values, then the local correction.
   T* r = res_.data();
   const Index n = this->A_->nrows;
   this->residual_of(x, b, r);
-  sweep(r, r, true);
+  sweep_->iteration(r, r, true);
   for (Index i = 0; i < n; ++i) x[i] += r[i];
   return IterationResult::kContinue;
-}
-
-template <class T>
-void MulticolorDILUSolver<T>::sweep(const T* b, T* x, bool x_is_zero) {
-  const Index n = this->A_->nrows;
-  const Index* srp = split_.row_ptr.data();
-  const Index* sc = split_.col.data();
-  const Index* sd = split_.diag.data();
-  const T* v = val_.data();
-  const T* einv = einv_.data();
-  T* z = z_.data();
-  const Index* cp = coloring_.color_ptr.data();
-  const Index* rows = coloring_.rows.data();
-  const int nc = coloring_.num_colors;
-  const T w = w_;
-#pragma omp parallel if (n > smoothers::kParallelRows)
-  {
-    // Forward: (E + L) z = r with r = b - A x formed in the same row pass.
-    for (int c = 0; c < nc; ++c) {
-#pragma omp for schedule(static)
-      for (Index p = cp[c]; p < cp[c + 1]; ++p) {
-        const Index i = rows[p];
-        T r = b[i], t = 0;
-        if (x_is_zero) {
-          for (Index k = srp[p]; k < sd[p]; ++k) t += v[k] * z[sc[k]];
-        } else {
-          for (Index k = srp[p]; k < sd[p]; ++k) {
-            r -= v[k] * x[sc[k]];
-            t += v[k] * z[sc[k]];
-          }
-          for (Index k = sd[p]; k < srp[p + 1]; ++k) r -= v[k] * x[sc[k]];
-        }
-        z[i] = (r - t) * einv[p];
-      }
-    }
-    // Backward: (E + U) d = E z, in place in z; then x += w d.
-    for (int c = nc - 1; c >= 0; --c) {
-#pragma omp for schedule(static)
-      for (Index p = cp[c]; p < cp[c + 1]; ++p) {
-        const Index i = rows[p];
-        T u = 0;
-        for (Index k = sd[p] + 1; k < srp[p + 1]; ++k) u += v[k] * z[sc[k]];
-        const T d = z[i] - einv[p] * u;
-        z[i] = d;
-        x[i] = x_is_zero ? w * d : x[i] + w * d;
-      }
-    }
-  }
 }
 
 template class MulticolorDILUSolver<float>;

@@ -5,7 +5,8 @@
 // triangular solves read A's own entries. A sweep is
 //   x <- x + w M^-1 (b - A x),  w = relaxation_factor,
 // with the residual computed inside the forward solve (one pass over A) and
-// the update inside the backward solve. Each colour is one parallel loop.
+// the update inside the backward solve. Each colour is one parallel loop:
+// the sweep is multicolor_methods.h's, on the CPU backend.
 //
 // On a matrix distributed over processes M is block diagonal, one block per
 // process: each process colours and factors its owned block (the couplings
@@ -17,7 +18,11 @@
 // processes (AmgX instead exchanges the earlier colours' contributions to
 // E and the triangular solves' values per colour).
 #pragma once
+#include <memory>
+
+#include "backend/cpu/vector_backend.h"
 #include "solvers/smoothers/coloring.h"
+#include "solvers/smoothers/multicolor_methods.h"
 #include "solvers/solver.h"
 
 namespace jaxamg {
@@ -28,15 +33,21 @@ class MulticolorDILUSolver : public Solver<T> {
   MulticolorDILUSolver(SolverContext& ctx, const std::string& scope);
   const smoothers::Coloring& coloring() const { return coloring_; }
 
+  // The factors the sweep reads (host memory; the colour offsets are
+  // coloring().color_ptr), for the device copies.
+  backend::DiluFactors<T> factors() const;
+  T relaxation_factor() const { return w_; }
+  const smoothers::ColorSplit& split() const { return split_; }
+  const Vector<T>& split_values() const { return val_; }
+  const Vector<T>& inverse_diagonal() const { return einv_; }
+
  protected:
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
   bool supports_distribution() const override { return true; }
 
  private:
-  // One sweep x <- x + w M^-1 (b - A x) on the factored (local) matrix;
-  // x may alias b when x_is_zero.
-  void sweep(const T* b, T* x, bool x_is_zero);
+  using Backend = cpu::VectorBackend<T>;
 
   T w_;
   CsrMatrix<T> own_;  // distributed: the owned block that is coloured and factored
@@ -46,7 +57,9 @@ class MulticolorDILUSolver : public Solver<T> {
   std::vector<Index> transposed_;  // split position of a_ji for each a_ij, or -1
   Vector<T> val_;                  // A's values in split order
   Vector<T> einv_;                 // 1 / e_i, by colour position
-  Vector<T> z_;                    // forward-solve result, then the correction
+  // The sweep of multicolor_methods.h on the CPU backend, made at setup.
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<MulticolorDILUMethod<Backend>> sweep_;
 };
 
 }  // namespace jaxamg

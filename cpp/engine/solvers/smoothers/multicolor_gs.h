@@ -6,12 +6,14 @@
 // The colouring is built at setup and a values-only resetup keeps it. The
 // sweeps read A in place through the colouring's row lists: a regrouped copy
 // of A per level (values, columns and its index maps) would weigh more than
-// the whole hierarchy of coarse operators.
+// the whole hierarchy of coarse operators; only w / a_ii is kept per row.
 //
 // For block_dim k > 1 it is block multicolour Gauss-Seidel: the nodes (k
 // consecutive rows) are coloured, and each node update is
 //   x_I <- x_I + w D_I^-1 (b_I - sum_J A_IJ x_J)
 // with the k x k diagonal blocks D_I inverted at setup.
+//
+// The sweep is multicolor_methods.h's, on the CPU backend.
 //
 // On a matrix distributed over processes the colouring is valid across
 // processes (coloring.h), so a colour's rows are updated on every process
@@ -20,7 +22,11 @@
 // colouring (the same iterates on any number of processes, for that
 // colouring). That is one halo exchange per colour and sweep direction.
 #pragma once
+#include <memory>
+
+#include "backend/cpu/vector_backend.h"
 #include "solvers/smoothers/coloring.h"
+#include "solvers/smoothers/multicolor_methods.h"
 #include "solvers/solver.h"
 
 namespace jaxamg {
@@ -33,24 +39,31 @@ class MulticolorGSSolver : public Solver<T> {
   // grouped by colour, and forms the colour of each row here).
   smoothers::Coloring coloring() const;
 
+  // What the device copies of a sweep read: the rows grouped by colour, the
+  // colours' offsets, and the update's scaling (w / a_ii per row, or
+  // w D_I^-1 per node of block_dim rows).
+  const std::vector<Index>& color_rows() const { return coloring_.rows; }
+  const std::vector<Index>& color_ptr() const { return coloring_.color_ptr; }
+  const Vector<T>& scale() const { return scale_; }
+  Index block_dim() const { return k_; }
+  bool symmetric() const { return symmetric_; }
+
  protected:
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
   bool supports_distribution() const override { return true; }
 
  private:
-  // The block update of the node whose k rows start at row `first`.
-  // Ghost column c >= n reads ghost[c - n] (nullptr on one process).
-  void relax_node(Index first, const T* b, T* x, const T* ghost) const;
-  // The sweep on a distributed matrix: a halo exchange before each colour.
-  void distributed_sweep(const T* b, T* x, bool x_is_zero);
+  using Backend = cpu::VectorBackend<T>;
 
   T w_;
   bool symmetric_;
   smoothers::Coloring coloring_;  // color left empty: rows and color_ptr are what a sweep reads
-  static constexpr Index kMaxStackBlock = 8;  // node residuals up to this size stay on the stack
   Index k_ = 1;
-  Vector<T> binv_;  // block_dim k > 1: w D_I^-1 per node (by node index), k*k each
+  Vector<T> scale_;  // w / a_ii per row (block_dim 1), or w D_I^-1 per node, k*k each
+  // The sweep of multicolor_methods.h on the CPU backend, made at setup.
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<MulticolorGSMethod<Backend>> sweep_;
 };
 
 }  // namespace jaxamg

@@ -23,6 +23,10 @@ MulticolorILUSolver<T>::MulticolorILUSolver(SolverContext& ctx, const std::strin
 
 template <class T>
 void MulticolorILUSolver<T>::solver_setup(bool reuse_structure) {
+  // Dropped first: a setup that throws must not leave a sweep of the
+  // previous matrix behind.
+  sweep_.reset();
+  backend_.reset();
   // Distributed: the owned block alone is coloured and factored (block
   // Jacobi across processes; see the top of the header).
   if (this->A_->dist) {
@@ -44,7 +48,6 @@ void MulticolorILUSolver<T>::solver_setup(bool reuse_structure) {
   smoothers::gather_split_values(A, split_, val_);
   lu_ = val_;
   udinv_.resize(n);
-  y_.resize(n);
   const Index* rp = A.row_ptr.data();
   const Index* ac = A.col.data();
   const Index* srp = split_.row_ptr.data();
@@ -100,65 +103,30 @@ void MulticolorILUSolver<T>::solver_setup(bool reuse_structure) {
                      "; the incomplete factorisation breaks down on this matrix: use "
                      "MULTICOLOR_GS or JACOBI_L1");
   }
+  backend_ = std::make_unique<Backend>(static_cast<std::size_t>(n), 1, nullptr);
+  sweep_ = std::make_unique<MulticolorILUMethod<Backend>>(*backend_, factors(),
+                                                          coloring_.color_ptr, w_);
+}
+
+template <class T>
+backend::IluFactors<T> MulticolorILUSolver<T>::factors() const {
+  return {coloring_.rows.data(), split_.row_ptr.data(), split_.col.data(), split_.diag.data(),
+          val_.data(),           lu_.data(),            udinv_.data()};
 }
 
 template <class T>
 IterationResult MulticolorILUSolver<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
   if (!this->A_->dist || x_is_zero) {
-    sweep(b, x, x_is_zero);  // a zero x has zero ghosts: the local sweep is exact
+    sweep_->iteration(b, x, x_is_zero);  // a zero x has zero ghosts: the local sweep is exact
     return IterationResult::kContinue;
   }
   // The residual with exchanged ghost values, then the local correction.
   T* r = res_.data();
   const Index n = this->A_->nrows;
   this->residual_of(x, b, r);
-  sweep(r, r, true);
+  sweep_->iteration(r, r, true);
   for (Index i = 0; i < n; ++i) x[i] += r[i];
   return IterationResult::kContinue;
-}
-
-template <class T>
-void MulticolorILUSolver<T>::sweep(const T* b, T* x, bool x_is_zero) {
-  const Index n = this->A_->nrows;
-  const Index* srp = split_.row_ptr.data();
-  const Index* sc = split_.col.data();
-  const Index* sd = split_.diag.data();
-  const T* av = val_.data();
-  const T* lu = lu_.data();
-  const T* udinv = udinv_.data();
-  T* y = y_.data();
-  const Index* cp = coloring_.color_ptr.data();
-  const Index* rows = coloring_.rows.data();
-  const int nc = coloring_.num_colors;
-  const T w = w_;
-#pragma omp parallel if (n > smoothers::kParallelRows)
-  {
-    // Forward: L y = r, with r = b - A x formed in the same row visit.
-    for (int c = 0; c < nc; ++c) {
-#pragma omp for schedule(static)
-      for (Index p = cp[c]; p < cp[c + 1]; ++p) {
-        const Index i = rows[p];
-        T r = b[i];
-        if (!x_is_zero) {
-          for (Index k = srp[p]; k < srp[p + 1]; ++k) r -= av[k] * x[sc[k]];
-        }
-        for (Index k = srp[p]; k < sd[p]; ++k) r -= lu[k] * y[sc[k]];
-        y[i] = r;
-      }
-    }
-    // Backward: U d = y, in place in y; then x += w d.
-    for (int c = nc - 1; c >= 0; --c) {
-#pragma omp for schedule(static)
-      for (Index p = cp[c]; p < cp[c + 1]; ++p) {
-        const Index i = rows[p];
-        T s = y[i];
-        for (Index k = sd[p] + 1; k < srp[p + 1]; ++k) s -= lu[k] * y[sc[k]];
-        const T d = s * udinv[p];
-        y[i] = d;
-        x[i] = x_is_zero ? w * d : x[i] + w * d;
-      }
-    }
-  }
 }
 
 template class MulticolorILUSolver<float>;

@@ -5,7 +5,7 @@
 // (earlier colours, unit diagonal implied), its U diagonal and its U part.
 // A sweep is x <- x + w (LU)^-1 (b - A x), w = relaxation_factor (AmgX's
 // default 0.9; 0 reads as 1, as in AmgX), with the residual formed inside the
-// forward solve.
+// forward solve. The sweep is multicolor_methods.h's, on the CPU backend.
 //
 // ILU(0) in colour order is not the natural-order ILU(0): eliminating a row
 // whose neighbours come later drops fill between them (for a tridiagonal
@@ -19,7 +19,11 @@
 // sweep forms b - A x with the halo-exchanged ghost values of x, then
 // solves with its own factors. One halo exchange per sweep.
 #pragma once
+#include <memory>
+
+#include "backend/cpu/vector_backend.h"
 #include "solvers/smoothers/coloring.h"
+#include "solvers/smoothers/multicolor_methods.h"
 #include "solvers/solver.h"
 
 namespace jaxamg {
@@ -30,15 +34,22 @@ class MulticolorILUSolver : public Solver<T> {
   MulticolorILUSolver(SolverContext& ctx, const std::string& scope);
   const smoothers::Coloring& coloring() const { return coloring_; }
 
+  // The factors the sweep reads (host memory; the colour offsets are
+  // coloring().color_ptr), for the device copies.
+  backend::IluFactors<T> factors() const;
+  T relaxation_factor() const { return w_; }
+  const smoothers::ColorSplit& split() const { return split_; }
+  const Vector<T>& split_values() const { return val_; }
+  const Vector<T>& factor_values() const { return lu_; }
+  const Vector<T>& inverse_diagonal() const { return udinv_; }
+
  protected:
   void solver_setup(bool reuse_structure) override;
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
   bool supports_distribution() const override { return true; }
 
  private:
-  // One sweep x <- x + w M^-1 (b - A x) on the factored (local) matrix;
-  // x may alias b when x_is_zero.
-  void sweep(const T* b, T* x, bool x_is_zero);
+  using Backend = cpu::VectorBackend<T>;
 
   T w_;
   CsrMatrix<T> own_;  // distributed: the owned block that is coloured and factored
@@ -49,7 +60,9 @@ class MulticolorILUSolver : public Solver<T> {
   Vector<T> lu_;     // the factors in split layout: L part (unit diagonal
                      // implied), U's diagonal, U part
   Vector<T> udinv_;  // 1 / u_ii, by colour position
-  Vector<T> y_;      // forward-solve result, then the correction
+  // The sweep of multicolor_methods.h on the CPU backend, made at setup.
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<MulticolorILUMethod<Backend>> sweep_;
 };
 
 }  // namespace jaxamg

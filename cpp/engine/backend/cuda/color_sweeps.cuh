@@ -1,0 +1,104 @@
+// The CUDA backend's colour-ordered sweeps (solvers/smoothers/
+// multicolor_methods.h; the CPU backend's are backend/cpu/color_sweeps.h):
+// one thread per row (or per node of block_dim rows) of a colour. Rows of
+// one colour share no coupling, so each thread reads only other colours'
+// values and its own row's; the next colour's kernel, on the same stream,
+// sees them. Only nvcc compiles this header.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "backend/cuda/csr_kernels.h"
+#include "backend/cuda/cuda_check.h"
+#include "backend/sweep_data.h"
+#include "core/error.h"
+
+namespace jaxamg::cuda {
+
+namespace color_kernels {
+
+constexpr int kThreads = 256;
+constexpr Index kMaxBlock = backend::kMaxDeviceBlock;
+
+inline unsigned blocks_for(Index items) {
+  return static_cast<unsigned>((items + kThreads - 1) / kThreads);
+}
+
+template <class T>
+__global__ void gs_rows_kernel(CsrRef<T> A, const Index* rows, Index p0, Index p1, const T* s,
+                               const T* b, T* x) {
+  const Index p = p0 + static_cast<Index>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (p >= p1) return;
+  const Index i = rows[p];
+  x[i] += s[i] * backend::row_residual<T>(A.ptr, A.col, A.val, i, b, x, A.rows, nullptr);
+}
+
+// Node q of the colour: rows rows[p0 + q*k] .. + k - 1.
+template <class T>
+__global__ void gs_nodes_kernel(CsrRef<T> A, Index k, const Index* rows, Index p0, Index p1,
+                                const T* binv, const T* b, T* x) {
+  const Index p = p0 + k * static_cast<Index>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (p >= p1) return;
+  const Index first = rows[p];
+  T r[kMaxBlock];
+  for (Index c = 0; c < k; ++c) {
+    r[c] = backend::row_residual<T>(A.ptr, A.col, A.val, first + c, b, x, A.rows, nullptr);
+  }
+  backend::apply_block(binv + (first / k) * k * k, r, x + first, k, true);
+}
+
+template <class Factors, class T>
+__global__ void lower_kernel(Factors f, Index p0, Index p1, const T* b, const T* x,
+                             bool x_is_zero, T* z) {
+  const Index p = p0 + static_cast<Index>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (p < p1) backend::lower_row(f, p, b, x, x_is_zero, z);
+}
+
+template <class Factors, class T>
+__global__ void upper_kernel(Factors f, Index p0, Index p1, T w, T* z, T* x, bool x_is_zero) {
+  const Index p = p0 + static_cast<Index>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (p < p1) backend::upper_row(f, p, w, z, x, x_is_zero);
+}
+
+}  // namespace color_kernels
+
+// x_i += scale_i (b - A x)_i for the rows rows[p0 .. p1) (by node for
+// block_dim k > 1, up to color_kernels::kMaxBlock), on `stream`.
+template <class T>
+void gs_rows(const CsrRef<T>& A, const Index* rows, Index p0, Index p1,
+             backend::GsScale<T> scale, const T* b, T* x, cudaStream_t stream) {
+  using namespace color_kernels;
+  if (p1 <= p0) return;
+  const Index k = scale.block_dim;
+  if (k > 1) {
+    if (k > kMaxBlock) throw NotSupported("CUDA backend: block Gauss-Seidel with block_dim > 8");
+    gs_nodes_kernel<T><<<blocks_for((p1 - p0) / k), kThreads, 0, stream>>>(A, k, rows, p0, p1,
+                                                                           scale.scale, b, x);
+  } else {
+    gs_rows_kernel<T>
+        <<<blocks_for(p1 - p0), kThreads, 0, stream>>>(A, rows, p0, p1, scale.scale, b, x);
+  }
+  check_launch("gs_rows");
+}
+
+// The lower and upper solves of a colour-ordered factorisation (Factors:
+// backend::DiluFactors or IluFactors) for the rows at colour positions
+// [p0, p1), on `stream`.
+template <class Factors, class T>
+void lower_solve(const Factors& f, Index p0, Index p1, const T* b, const T* x, bool x_is_zero,
+                 T* z, cudaStream_t stream) {
+  using namespace color_kernels;
+  if (p1 <= p0) return;
+  lower_kernel<<<blocks_for(p1 - p0), kThreads, 0, stream>>>(f, p0, p1, b, x, x_is_zero, z);
+  check_launch("lower_solve");
+}
+
+template <class Factors, class T>
+void upper_solve(const Factors& f, Index p0, Index p1, T w, T* z, T* x, bool x_is_zero,
+                 cudaStream_t stream) {
+  using namespace color_kernels;
+  if (p1 <= p0) return;
+  upper_kernel<<<blocks_for(p1 - p0), kThreads, 0, stream>>>(f, p0, p1, w, z, x, x_is_zero);
+  check_launch("upper_solve");
+}
+
+}  // namespace jaxamg::cuda

@@ -1,0 +1,145 @@
+// What every backend's block and colour-ordered sweeps read (the multicolour smoothers
+// of solvers/smoothers/multicolor_methods.h): plain pointers into the
+// backend's memory -- host memory for the CPU backend, device memory for
+// CUDA -- so one method drives every backend.
+#pragma once
+
+#include "core/types.h"
+
+namespace jaxamg::backend {
+
+// The largest node (block_dim) whose residuals a device block sweep keeps in
+// registers.
+constexpr Index kMaxDeviceBlock = 8;
+
+// The update of multicolour Gauss-Seidel: block_dim 1 scales a row's
+// residual by scale[i] = w / a_ii; block_dim k > 1 multiplies a node's k
+// residuals by the row-major k x k block scale[I*k*k ..] = w D_I^-1.
+template <class T>
+struct GsScale {
+  Index block_dim = 1;
+  const T* scale = nullptr;
+};
+
+// A matrix regrouped by colour for the DILU sweeps (smoothers::ColorSplit):
+// position p holds row rows[p]; its entries row_ptr[p] .. row_ptr[p + 1]
+// are ordered [earlier colours | diagonal at diag[p] | later colours], with
+// columns col and values val; einv[p] = 1 / e_p, the DILU diagonal.
+template <class T>
+struct DiluFactors {
+  const Index* rows = nullptr;
+  const Index* row_ptr = nullptr;
+  const Index* col = nullptr;
+  const Index* diag = nullptr;
+  const T* val = nullptr;
+  const T* einv = nullptr;
+};
+
+// The ILU(0) factors of a matrix regrouped by colour, in the layout of
+// DiluFactors: val holds A's values (for the residual), lu the factors (L
+// part with its unit diagonal implied, U's diagonal, U part), udinv[p] =
+// 1 / u_pp.
+template <class T>
+struct IluFactors {
+  const Index* rows = nullptr;
+  const Index* row_ptr = nullptr;
+  const Index* col = nullptr;
+  const Index* diag = nullptr;
+  const T* val = nullptr;
+  const T* lu = nullptr;
+  const T* udinv = nullptr;
+};
+
+// x[0..k) (+)= m r, with m a row-major k x k block: `accumulate` adds to x,
+// otherwise x is overwritten (the block smoothers' node update).
+template <class T>
+JAXAMG_HOST_DEVICE inline void apply_block(const T* m, const T* r, T* x, Index k,
+                                           bool accumulate) {
+  for (Index c = 0; c < k; ++c) {
+    T s = 0;
+    for (Index j = 0; j < k; ++j) s += m[c * k + j] * r[j];
+    x[c] = accumulate ? x[c] + s : s;
+  }
+}
+
+// The row kernels of the colour-ordered sweeps, shared by the CPU loops
+// (cpu/color_sweeps.h) and the CUDA kernels (cuda/color_sweeps.cuh).
+
+// (b - A x)_i from CSR arrays; column c >= n reads ghost[c - n] (a
+// distributed matrix's exchanged values; ghost is nullptr on one process).
+template <class T>
+JAXAMG_HOST_DEVICE inline T row_residual(const Index* rp, const Index* ci, const T* v, Index i,
+                                         const T* b, const T* x, Index n, const T* ghost) {
+  T r = b[i];
+  for (Index q = rp[i]; q < rp[i + 1]; ++q) {
+    const Index j = ci[q];
+    r -= v[q] * (ghost && j >= n ? ghost[j - n] : x[j]);
+  }
+  return r;
+}
+
+// The lower (forward) and upper (backward) solves at colour position p of
+// the colour-ordered incomplete factorisations, with x <- x + w M^-1 (b - A x)
+// formed across the two: the residual inside the forward solve, the update
+// inside the backward one.
+
+// DILU forward:
+//   z_i = e_i^-1 ((b - A x)_i - sum_{j earlier} a_ij z_j)
+// (b - A x read as b when x_is_zero).
+template <class T>
+JAXAMG_HOST_DEVICE inline void lower_row(const DiluFactors<T>& f, Index p, const T* b, const T* x,
+                                         bool x_is_zero, T* z) {
+  const Index i = f.rows[p];
+  T r = b[i], t = 0;
+  if (x_is_zero) {
+    for (Index k = f.row_ptr[p]; k < f.diag[p]; ++k) t += f.val[k] * z[f.col[k]];
+  } else {
+    for (Index k = f.row_ptr[p]; k < f.diag[p]; ++k) {
+      r -= f.val[k] * x[f.col[k]];
+      t += f.val[k] * z[f.col[k]];
+    }
+    for (Index k = f.diag[p]; k < f.row_ptr[p + 1]; ++k) r -= f.val[k] * x[f.col[k]];
+  }
+  z[i] = (r - t) * f.einv[p];
+}
+
+// DILU backward:
+//   z_i -= e_i^-1 sum_{j later} a_ij z_j,  then x_i = w z_i (x_is_zero) or x_i += w z_i.
+template <class T>
+JAXAMG_HOST_DEVICE inline void upper_row(const DiluFactors<T>& f, Index p, T w, T* z, T* x,
+                                         bool x_is_zero) {
+  const Index i = f.rows[p];
+  T u = 0;
+  for (Index k = f.diag[p] + 1; k < f.row_ptr[p + 1]; ++k) u += f.val[k] * z[f.col[k]];
+  const T d = z[i] - f.einv[p] * u;
+  z[i] = d;
+  x[i] = x_is_zero ? w * d : x[i] + w * d;
+}
+
+// ILU forward: y_i = (b - A x)_i - sum_{j earlier} l_ij y_j.
+template <class T>
+JAXAMG_HOST_DEVICE inline void lower_row(const IluFactors<T>& f, Index p, const T* b, const T* x,
+                                         bool x_is_zero, T* y) {
+  const Index i = f.rows[p];
+  T r = b[i];
+  if (!x_is_zero) {
+    for (Index k = f.row_ptr[p]; k < f.row_ptr[p + 1]; ++k) r -= f.val[k] * x[f.col[k]];
+  }
+  for (Index k = f.row_ptr[p]; k < f.diag[p]; ++k) r -= f.lu[k] * y[f.col[k]];
+  y[i] = r;
+}
+
+// ILU backward: d_i = (y_i - sum_{j later} u_ij d_j) / u_ii, then
+// x_i = w d_i (x_is_zero) or x_i += w d_i.
+template <class T>
+JAXAMG_HOST_DEVICE inline void upper_row(const IluFactors<T>& f, Index p, T w, T* y, T* x,
+                                         bool x_is_zero) {
+  const Index i = f.rows[p];
+  T s = y[i];
+  for (Index k = f.diag[p] + 1; k < f.row_ptr[p + 1]; ++k) s -= f.lu[k] * y[f.col[k]];
+  const T d = s * f.udinv[p];
+  y[i] = d;
+  x[i] = x_is_zero ? w * d : x[i] + w * d;
+}
+
+}  // namespace jaxamg::backend
