@@ -8,6 +8,7 @@ on the device."""
 import jax
 import numpy as np
 import pytest
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from gpu_testing import requires_cuda, weighted_losses
 from test_gpu_solve import PCG_AGG, convection2d, gpu, on, poisson3d, rel
@@ -104,4 +105,18 @@ def test_unsupported_smoother_preconditioner_names_itself(rng):
     cfg = krylov_with("PBICGSTAB", {"scope": "p", "solver": "GS"})
     x, info = jax.block_until_ready(jaxamg.solve(M, bg, config=cfg))
     assert info["solve_on_device"] is False and "GS" in info["host_reason"]
+    assert rel(x, spla.spsolve(A.tocsc(), b)) < 1e-7
+
+
+@pytest.mark.parametrize("smoother", ["BLOCK_JACOBI", "MULTICOLOR_GS"])
+def test_block_smoothers_run_on_the_device(rng, smoother):
+    # A 2x2-block system: a coupled pair of Poisson problems.
+    P = poisson3d(8)
+    A = sp.kron(P, np.array([[2.0, 1.0], [1.0, 2.0]])).tocsr()
+    b = rng.normal(size=A.shape[0])
+    cfg = with_smoother("PBICGSTAB", {"scope": "s", "solver": smoother, "relaxation_factor": 0.7})
+    M, bg = on(gpu(), A, b)
+    x, info = jax.block_until_ready(jaxamg.solve(M, bg, config=cfg, block_dim=2))
+    assert int(info["status"]) == 0
+    assert info["solve_on_device"] is True, info.get("host_reason")
     assert rel(x, spla.spsolve(A.tocsc(), b)) < 1e-7

@@ -1,7 +1,8 @@
-// What every backend's block and colour-ordered sweeps read (the multicolour smoothers
-// of solvers/smoothers/multicolor_methods.h): plain pointers into the
-// backend's memory -- host memory for the CPU backend, device memory for
-// CUDA -- so one method drives every backend.
+// What every backend's block and colour-ordered sweeps read (the smoothers'
+// methods of solvers/smoothers/multicolor_methods.h and
+// diagonal_sweep_method.h): plain pointers into the backend's memory --
+// host memory for the CPU backend, device memory for CUDA -- so one method
+// drives every backend.
 #pragma once
 
 #include "core/types.h"
@@ -12,11 +13,11 @@ namespace jaxamg::backend {
 // registers.
 constexpr Index kMaxDeviceBlock = 8;
 
-// The update of multicolour Gauss-Seidel: block_dim 1 scales a row's
-// residual by scale[i] = w / a_ii; block_dim k > 1 multiplies a node's k
-// residuals by the row-major k x k block scale[I*k*k ..] = w D_I^-1.
+// The update of a (block) Jacobi or Gauss-Seidel step: block_dim 1 scales a
+// row's residual by scale[i] = w / a_ii; block_dim k > 1 multiplies a
+// node's k residuals by the row-major k x k block scale[I*k*k ..] = w D_I^-1.
 template <class T>
-struct GsScale {
+struct BlockScale {
   Index block_dim = 1;
   const T* scale = nullptr;
 };
@@ -63,7 +64,7 @@ JAXAMG_HOST_DEVICE inline void apply_block(const T* m, const T* r, T* x, Index k
 }
 
 // The row kernels of the colour-ordered sweeps, shared by the CPU loops
-// (cpu/color_sweeps.h) and the CUDA kernels (cuda/color_sweeps.cuh).
+// (cpu/smoother_sweeps.h) and the CUDA kernels (cuda/smoother_sweeps.cuh).
 
 // (b - A x)_i from CSR arrays; column c >= n reads ghost[c - n] (a
 // distributed matrix's exchanged values; ghost is nullptr on one process).

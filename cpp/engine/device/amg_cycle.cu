@@ -28,6 +28,7 @@ struct LevelWork {
   Vec<T> e, ae;       // error scaling
   Vec<T> kr, kz, kp, ky;  // K-cycle
   std::unique_ptr<DiagonalSweepMethod<Backend<T>>> sweep;
+  std::unique_ptr<BlockJacobiSweepMethod<Backend<T>>> block_jacobi;
   std::unique_ptr<ChebyshevMethod<Backend<T>>> chebyshev;
   std::unique_ptr<MulticolorGSMethod<Backend<T>>> gs;
   std::unique_ptr<MulticolorDILUMethod<Backend<T>>> dilu;
@@ -73,13 +74,16 @@ class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
       }
       if (L.smoother == DeviceSmoother::kDiagonal) {
         W.sweep = std::make_unique<DiagonalSweepMethod<Backend<T>>>(*W.be, W.A, L.diag.data());
+      } else if (L.smoother == DeviceSmoother::kBlockJacobi) {
+        W.block_jacobi = std::make_unique<BlockJacobiSweepMethod<Backend<T>>>(
+            *W.be, W.A, backend::BlockScale<T>{L.block_dim, L.diag.data()});
       } else if (L.smoother == DeviceSmoother::kChebyshev) {
         W.chebyshev = std::make_unique<ChebyshevMethod<Backend<T>>>(*W.be, W.A, L.diag.data(),
                                                                     L.lmin, L.lmax, L.order);
       } else if (L.smoother == DeviceSmoother::kMulticolorGS) {
         W.gs = std::make_unique<MulticolorGSMethod<Backend<T>>>(
             *W.be, W.A, L.color_rows.data(), L.color_ptr,
-            backend::GsScale<T>{L.block_dim, L.diag.data()}, L.symmetric);
+            backend::BlockScale<T>{L.block_dim, L.diag.data()}, L.symmetric);
       } else if (L.smoother == DeviceSmoother::kMulticolorDILU) {
         const backend::DiluFactors<T> f{L.color_rows.data(), L.split_ptr.data(),
                                         L.split_col.data(),  L.split_diag.data(),
@@ -123,6 +127,13 @@ class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
     if (W.sweep) {
       W.sweep->apply(b, x, x_is_zero, sweeps);
       *bytes_ += (x_is_zero ? 3 * vec + (sweeps - 1) * sweep : sweeps * sweep);
+    } else if (W.block_jacobi) {
+      W.block_jacobi->apply(b, x, x_is_zero, sweeps);
+      // The residual (A, b, x, r), then the nodes (their blocks: block_dim
+      // values per row, r, x read and written).
+      const double update = (L.block_dim + 3) * vec;
+      *bytes_ += sweeps * (L.A.spmv_bytes() + 3 * vec + update) -
+                 (x_is_zero ? L.A.spmv_bytes() + vec : 0);
     } else if (W.gs) {
       W.gs->apply(b, x, x_is_zero, sweeps);
       // A direction reads A, b, the scale and the row list, and updates x.

@@ -37,6 +37,7 @@ namespace jaxamg::device {
 enum class DeviceSmoother {
   kNone,
   kDiagonal,
+  kBlockJacobi,
   kChebyshev,
   kMulticolorGS,
   kMulticolorDILU,
@@ -51,6 +52,8 @@ struct DeviceAmgLevel {
   cuda::DeviceArray<T> diag;
   double lmin = 0, lmax = 0;  // Chebyshev: the interval of the recurrence
   int order = 0;              // Chebyshev: steps per sweep
+  // BLOCK_JACOBI with block_dim > 1: diag holds w D_I^-1 per node
+  // (block_dim x block_dim each).
   // The multicolour smoothers (solvers/smoothers/multicolor_methods.h): the
   // rows grouped by colour and the colours' offsets (host memory).
   // MULTICOLOR_GS: diag holds the update's scale (w / a_ii, or w D_I^-1 per

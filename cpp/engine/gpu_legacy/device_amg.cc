@@ -31,6 +31,7 @@ const Vector<T>* jacobi_diagonal(const Solver<T>* s) {
 template <class T>
 std::string smoother_unsupported(const Solver<T>* s, int l) {
   if (!s || jacobi_diagonal(s)) return "";
+  if (dynamic_cast<const BlockJacobiSolver<T>*>(s)) return "";  // block_dim > 1
   if (const auto* gs = dynamic_cast<const MulticolorGSSolver<T>*>(s)) {
     if (gs->block_dim() <= backend::kMaxDeviceBlock) return "";
     return "MULTICOLOR_GS with block_dim " + std::to_string(gs->block_dim()) + " > " +
@@ -68,6 +69,10 @@ void copy_smoother(const Solver<T>* sm, device::DeviceAmgLevel<T>& L) {
   if (const Vector<T>* d = jacobi_diagonal(sm)) {
     L.smoother = device::DeviceSmoother::kDiagonal;
     L.diag.assign(*d);
+  } else if (const auto* bj = dynamic_cast<const BlockJacobiSolver<T>*>(sm)) {
+    L.smoother = device::DeviceSmoother::kBlockJacobi;
+    L.diag.assign(bj->scaled_block_inverses());
+    L.block_dim = bj->block_dim();
   } else if (const auto* c = dynamic_cast<const ChebyshevSolver<T>*>(sm)) {
     L.smoother = device::DeviceSmoother::kChebyshev;
     L.diag.assign(c->diagonal_scale(), L.rows());

@@ -6,7 +6,7 @@
 //
 // On the device: V, W, F and the CG/CGF K-cycles, error scaling 2 and 3
 // (without reuse_scale, whose counter lives on the host and would be frozen
-// into a captured iteration), the JACOBI_L1, BLOCK_JACOBI (block_dim 1),
+// into a captured iteration), the JACOBI_L1, BLOCK_JACOBI (any block_dim),
 // CHEBYSHEV and CHEBYSHEV_POLY smoothers with a diagonal preconditioner
 // (JACOBI_L1, scalar BLOCK_JACOBI) or none, MULTICOLOR_GS (block_dim up to
 // 8), MULTICOLOR_DILU and MULTICOLOR_ILU with the host setup's colouring

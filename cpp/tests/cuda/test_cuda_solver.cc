@@ -289,16 +289,22 @@ TEST(CudaSolver, MulticolorSmoothersMatchCpu) {
   expect_same(compare(krylov_amg("FGMRES", ilu, 1e-8), cd, true), 1e-8);
 }
 
-// Block multicolour Gauss-Seidel (block_dim 2 and 3): a thread per node.
-TEST(CudaSolver, BlockMulticolorGaussSeidelMatchesCpu) {
+// The block smoothers (block_dim 2 and 3): multicolour Gauss-Seidel and
+// block Jacobi, a thread per node.
+TEST(CudaSolver, BlockSmoothersMatchCpu) {
   REQUIRE_GPU();
   const std::string gs = R"("algorithm": "AGGREGATION", "selector": "SIZE_2",
       "presweeps": 1, "postsweeps": 1, "coarse_solver": "DENSE_LU_SOLVER",
       "smoother": {"scope": "gs", "solver": "MULTICOLOR_GS", "relaxation_factor": 0.8})";
+  const std::string bj = R"("algorithm": "AGGREGATION", "selector": "SIZE_2",
+      "presweeps": 2, "postsweeps": 2, "coarse_solver": "DENSE_LU_SOLVER",
+      "smoother": {"scope": "bj", "solver": "BLOCK_JACOBI", "relaxation_factor": 0.7})";
   const auto P = testing::poisson2d<double>(24);
   for (Index k : {2, 3}) {
     const auto A = testing::random_block_matrix(P, k, 5 + k);
     expect_same(compare(krylov_amg("PBICGSTAB", gs, 1e-8), A, false, false, k), 1e-8);
+    expect_same(compare(krylov_amg("PBICGSTAB", bj, 1e-8), A, false, false, k), 1e-8);
+    expect_same(compare(krylov_amg("FGMRES", bj, 1e-8), A, true, false, k), 1e-8);
   }
 }
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backend/cpu/blas.h"
-#include "backend/cpu/color_sweeps.h"
+#include "backend/cpu/smoother_sweeps.h"
 #include "backend/slots.h"
 #include "core/csr_matrix.h"
 #include "core/distribution.h"
@@ -149,10 +149,15 @@ class VectorBackend {
     }
   }
 
-  // The colour-ordered sweeps of the multicolour smoothers (color_sweeps.h).
+  // The colour-ordered sweeps of the multicolour smoothers (smoother_sweeps.h).
   void gs_rows(const CsrMatrix<T>& A, const Index* rows, Index p0, Index p1,
-               backend::GsScale<T> scale, const T* b, T* x) {
+               backend::BlockScale<T> scale, const T* b, T* x) {
     cpu::gs_rows(A, rows, p0, p1, scale, b, x);
+  }
+  // A block Jacobi sweep by node (smoother_sweeps.h), r: n entries of work.
+  void block_jacobi_sweep(const CsrMatrix<T>& A, backend::BlockScale<T> scale, const T* b, T* x,
+                          bool x_is_zero, T* r) {
+    cpu::block_jacobi_sweep(A, scale, b, x, x_is_zero, r);
   }
   template <class Factors>
   void lower_solve(const Factors& f, Index p0, Index p1, const T* b, const T* x, bool x_is_zero,

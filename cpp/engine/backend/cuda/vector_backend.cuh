@@ -15,14 +15,14 @@
 // The smoothers' row sweeps (solvers/smoothers/*_method.h): the diagonal
 // sweep is csr_kernels.h's fused Jacobi kernel, the Chebyshev direction one
 // thread per CSR row; the update of x that neighbours read goes to a second
-// buffer or a second kernel. The multicolour sweeps are color_sweeps.cuh's.
+// buffer or a second kernel. The multicolour sweeps are smoother_sweeps.cuh's.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <vector>
 
-#include "backend/cuda/color_sweeps.cuh"
+#include "backend/cuda/smoother_sweeps.cuh"
 #include "backend/cuda/csr_kernels.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/device_array.h"
@@ -364,10 +364,15 @@ class VectorBackend {
     check_launch("chebyshev_step (update)");
   }
 
-  // The colour-ordered sweeps of the multicolour smoothers (color_sweeps.cuh).
+  // The colour-ordered sweeps of the multicolour smoothers (smoother_sweeps.cuh).
   void gs_rows(const CsrRef<T>& A, const Index* rows, Index p0, Index p1,
-               backend::GsScale<T> scale, const T* b, T* x) {
+               backend::BlockScale<T> scale, const T* b, T* x) {
     cuda::gs_rows(A, rows, p0, p1, scale, b, x, stream_);
+  }
+  // A block Jacobi sweep by node (smoother_sweeps.cuh), r: n entries of work.
+  void block_jacobi_sweep(const CsrRef<T>& A, backend::BlockScale<T> scale, const T* b, T* x,
+                          bool x_is_zero, T* r) {
+    cuda::block_jacobi_sweep(A, scale, b, x, x_is_zero, r, stream_);
   }
   template <class Factors>
   void lower_solve(const Factors& f, Index p0, Index p1, const T* b, const T* x, bool x_is_zero,

@@ -23,6 +23,8 @@ class BlockJacobiSolver : public Solver<T>, public DiagonalScaling<T> {
   Index block_dim() const { return k_; }
   // w D_I^-1, row-major k x k, of node I (block_dim > 1 only).
   const T* scaled_block_inverse(Index node) const { return binv_.data() + node * k_ * k_; }
+  // Every node's w D_I^-1 (block_dim > 1 only), for the device copies.
+  const Vector<T>& scaled_block_inverses() const { return binv_; }
 
  protected:
   bool supports_distribution() const override { return true; }
@@ -30,18 +32,17 @@ class BlockJacobiSolver : public Solver<T>, public DiagonalScaling<T> {
   IterationResult solve_iteration(const T* b, T* x, bool x_is_zero) override;
 
  private:
-  void block_sweep(const T* b, T* x, bool x_is_zero);
-
   using Backend = cpu::VectorBackend<T>;
 
   T w_;
   Index k_ = 1;
   Vector<T> dinv_;  // w / a_ii: the damping is folded in at setup
   Vector<T> binv_;  // block_dim > 1: w D_I^-1 per node, k*k each
-  Vector<T> next_;  // block_dim > 1: the residual, one entry per row
-  // block_dim 1: the sweep of diagonal_sweep_method.h on the CPU backend.
+  // The sweep of diagonal_sweep_method.h on the CPU backend: by row for
+  // block_dim 1, by node otherwise.
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<DiagonalSweepMethod<Backend>> sweep_;
+  std::unique_ptr<BlockJacobiSweepMethod<Backend>> block_sweep_;
 };
 
 }  // namespace jaxamg

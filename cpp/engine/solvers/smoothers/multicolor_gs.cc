@@ -61,7 +61,7 @@ void MulticolorGSSolver<T>::solver_setup(bool reuse_structure) {
   backend_ = std::make_unique<Backend>(static_cast<std::size_t>(n), 1, nullptr);
   sweep_ = std::make_unique<MulticolorGSMethod<Backend>>(
       *backend_, A, coloring_.rows.data(), coloring_.color_ptr,
-      backend::GsScale<T>{k, scale_.data()}, symmetric_);
+      backend::BlockScale<T>{k, scale_.data()}, symmetric_);
 }
 
 template <class T>

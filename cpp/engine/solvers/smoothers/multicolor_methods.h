@@ -32,7 +32,7 @@ class MulticolorGSMethod {
   // colours' offsets into rows, host memory) and scale's array belong to
   // the caller and must outlive the method.
   MulticolorGSMethod(Backend& be, const Matrix& A, const Index* rows,
-                     const std::vector<Index>& color_ptr, backend::GsScale<T> scale,
+                     const std::vector<Index>& color_ptr, backend::BlockScale<T> scale,
                      bool symmetric)
       : be_(be), A_(A), rows_(rows), color_ptr_(color_ptr), scale_(scale),
         symmetric_(symmetric) {}
@@ -63,7 +63,7 @@ class MulticolorGSMethod {
   const Matrix& A_;
   const Index* rows_;
   const std::vector<Index>& color_ptr_;
-  backend::GsScale<T> scale_;
+  backend::BlockScale<T> scale_;
   bool symmetric_;
 };
 
