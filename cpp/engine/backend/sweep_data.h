@@ -64,17 +64,21 @@ JAXAMG_HOST_DEVICE inline void apply_block(const T* m, const T* r, T* x, Index k
 }
 
 // The row kernels of the colour-ordered sweeps, shared by the CPU loops
-// (cpu/smoother_sweeps.h) and the CUDA kernels (cuda/smoother_sweeps.cuh).
+// (cpu/smoother_sweeps.h), the CUDA kernels (cuda/smoother_sweeps.cuh) and
+// the lanes backend. A vector's entry i is read at i * stride: 1 for one
+// vector, k for lane j of k lane-interleaved vectors (the pointers then
+// offset by j), so every lane does a one-vector sweep's arithmetic.
 
 // (b - A x)_i from CSR arrays; column c >= n reads ghost[c - n] (a
 // distributed matrix's exchanged values; ghost is nullptr on one process).
 template <class T>
 JAXAMG_HOST_DEVICE inline T row_residual(const Index* rp, const Index* ci, const T* v, Index i,
-                                         const T* b, const T* x, Index n, const T* ghost) {
-  T r = b[i];
+                                         const T* b, const T* x, Index n, const T* ghost,
+                                         Index stride = 1) {
+  T r = b[i * stride];
   for (Index q = rp[i]; q < rp[i + 1]; ++q) {
     const Index j = ci[q];
-    r -= v[q] * (ghost && j >= n ? ghost[j - n] : x[j]);
+    r -= v[q] * (ghost && j >= n ? ghost[j - n] : x[j * stride]);
   }
   return r;
 }
@@ -89,58 +93,60 @@ JAXAMG_HOST_DEVICE inline T row_residual(const Index* rp, const Index* ci, const
 // (b - A x read as b when x_is_zero).
 template <class T>
 JAXAMG_HOST_DEVICE inline void lower_row(const DiluFactors<T>& f, Index p, const T* b, const T* x,
-                                         bool x_is_zero, T* z) {
+                                         bool x_is_zero, T* z, Index stride = 1) {
   const Index i = f.rows[p];
-  T r = b[i], t = 0;
+  T r = b[i * stride], t = 0;
   if (x_is_zero) {
-    for (Index k = f.row_ptr[p]; k < f.diag[p]; ++k) t += f.val[k] * z[f.col[k]];
+    for (Index k = f.row_ptr[p]; k < f.diag[p]; ++k) t += f.val[k] * z[f.col[k] * stride];
   } else {
     for (Index k = f.row_ptr[p]; k < f.diag[p]; ++k) {
-      r -= f.val[k] * x[f.col[k]];
-      t += f.val[k] * z[f.col[k]];
+      r -= f.val[k] * x[f.col[k] * stride];
+      t += f.val[k] * z[f.col[k] * stride];
     }
-    for (Index k = f.diag[p]; k < f.row_ptr[p + 1]; ++k) r -= f.val[k] * x[f.col[k]];
+    for (Index k = f.diag[p]; k < f.row_ptr[p + 1]; ++k) r -= f.val[k] * x[f.col[k] * stride];
   }
-  z[i] = (r - t) * f.einv[p];
+  z[i * stride] = (r - t) * f.einv[p];
 }
 
 // DILU backward:
 //   z_i -= e_i^-1 sum_{j later} a_ij z_j,  then x_i = w z_i (x_is_zero) or x_i += w z_i.
 template <class T>
 JAXAMG_HOST_DEVICE inline void upper_row(const DiluFactors<T>& f, Index p, T w, T* z, T* x,
-                                         bool x_is_zero) {
+                                         bool x_is_zero, Index stride = 1) {
   const Index i = f.rows[p];
   T u = 0;
-  for (Index k = f.diag[p] + 1; k < f.row_ptr[p + 1]; ++k) u += f.val[k] * z[f.col[k]];
-  const T d = z[i] - f.einv[p] * u;
-  z[i] = d;
-  x[i] = x_is_zero ? w * d : x[i] + w * d;
+  for (Index k = f.diag[p] + 1; k < f.row_ptr[p + 1]; ++k) u += f.val[k] * z[f.col[k] * stride];
+  const T d = z[i * stride] - f.einv[p] * u;
+  z[i * stride] = d;
+  x[i * stride] = x_is_zero ? w * d : x[i * stride] + w * d;
 }
 
 // ILU forward: y_i = (b - A x)_i - sum_{j earlier} l_ij y_j.
 template <class T>
 JAXAMG_HOST_DEVICE inline void lower_row(const IluFactors<T>& f, Index p, const T* b, const T* x,
-                                         bool x_is_zero, T* y) {
+                                         bool x_is_zero, T* y, Index stride = 1) {
   const Index i = f.rows[p];
-  T r = b[i];
+  T r = b[i * stride];
   if (!x_is_zero) {
-    for (Index k = f.row_ptr[p]; k < f.row_ptr[p + 1]; ++k) r -= f.val[k] * x[f.col[k]];
+    for (Index k = f.row_ptr[p]; k < f.row_ptr[p + 1]; ++k) {
+      r -= f.val[k] * x[f.col[k] * stride];
+    }
   }
-  for (Index k = f.row_ptr[p]; k < f.diag[p]; ++k) r -= f.lu[k] * y[f.col[k]];
-  y[i] = r;
+  for (Index k = f.row_ptr[p]; k < f.diag[p]; ++k) r -= f.lu[k] * y[f.col[k] * stride];
+  y[i * stride] = r;
 }
 
 // ILU backward: d_i = (y_i - sum_{j later} u_ij d_j) / u_ii, then
 // x_i = w d_i (x_is_zero) or x_i += w d_i.
 template <class T>
 JAXAMG_HOST_DEVICE inline void upper_row(const IluFactors<T>& f, Index p, T w, T* y, T* x,
-                                         bool x_is_zero) {
+                                         bool x_is_zero, Index stride = 1) {
   const Index i = f.rows[p];
-  T s = y[i];
-  for (Index k = f.diag[p] + 1; k < f.row_ptr[p + 1]; ++k) s -= f.lu[k] * y[f.col[k]];
+  T s = y[i * stride];
+  for (Index k = f.diag[p] + 1; k < f.row_ptr[p + 1]; ++k) s -= f.lu[k] * y[f.col[k] * stride];
   const T d = s * f.udinv[p];
-  y[i] = d;
-  x[i] = x_is_zero ? w * d : x[i] + w * d;
+  y[i * stride] = d;
+  x[i * stride] = x_is_zero ? w * d : x[i * stride] + w * d;
 }
 
 }  // namespace jaxamg::backend

@@ -10,6 +10,10 @@
 #include "solvers/smoothers/chebyshev_method.h"
 #include "solvers/smoothers/diagonal_sweep_method.h"
 #include "solvers/smoothers/jacobi_l1.h"
+#include "solvers/smoothers/multicolor_dilu.h"
+#include "solvers/smoothers/multicolor_gs.h"
+#include "solvers/smoothers/multicolor_ilu.h"
+#include "solvers/smoothers/multicolor_methods.h"
 
 namespace jaxamg::batched {
 
@@ -27,7 +31,7 @@ class MethodNode final : public Node<T> {
   template <class... Args>
   MethodNode(const CsrMatrix<T>& A, int max_iters, int max_lanes, const T* zero_start_scale,
              Args&&... args)
-      : be_(static_cast<std::size_t>(A.nrows), max_lanes, 1), method_(be_, A, args...),
+      : be_(static_cast<std::size_t>(A.nrows), max_lanes, 1), method_(be_, args...),
         zero_start_scale_(zero_start_scale) {
     this->max_iters_ = max_iters;
   }
@@ -49,6 +53,12 @@ template <class T>
 using DiagonalSweepNode = MethodNode<T, DiagonalSweepMethod>;
 template <class T>
 using ChebyshevNode = MethodNode<T, ChebyshevMethod>;
+template <class T>
+using MulticolorGSNode = MethodNode<T, MulticolorGSMethod>;
+template <class T>
+using MulticolorDILUNode = MethodNode<T, MulticolorDILUMethod>;
+template <class T>
+using MulticolorILUNode = MethodNode<T, MulticolorILUMethod>;
 
 // DENSE_LU_SOLVER on k lanes: the one substitution of DenseLUSolver, lane by
 // lane on a contiguous copy (a lane's numbers are then those of a one-lane
@@ -94,12 +104,32 @@ std::unique_ptr<Node<T>> make_smoother_node(const Solver<T>& s, int max_lanes) {
     if (j->block_dim() != 1) return nullptr;
     d = j->scaled_inverse_diagonal().data();
   }
-  if (d) return std::make_unique<DiagonalSweepNode<T>>(s.matrix(), s.max_iters(), max_lanes, d, d);
+  const CsrMatrix<T>& A = s.matrix();
+  if (d) return std::make_unique<DiagonalSweepNode<T>>(A, s.max_iters(), max_lanes, d, A, d);
   if (auto* c = dynamic_cast<const ChebyshevSolver<T>*>(&s)) {
     if (!c->diagonal_scale()) return nullptr;
-    return std::make_unique<ChebyshevNode<T>>(s.matrix(), s.max_iters(), max_lanes, nullptr,
+    return std::make_unique<ChebyshevNode<T>>(A, s.max_iters(), max_lanes, nullptr, A,
                                               c->diagonal_scale(), c->lambda_min(),
                                               c->lambda_max(), c->order());
+  }
+  // The multicolour smoothers on one process (a distributed matrix runs
+  // one-lane solves), Gauss-Seidel by row.
+  if (A.dist) return nullptr;
+  if (auto* gs = dynamic_cast<const MulticolorGSSolver<T>*>(&s)) {
+    if (gs->block_dim() != 1) return nullptr;
+    return std::make_unique<MulticolorGSNode<T>>(
+        A, s.max_iters(), max_lanes, nullptr, A, gs->color_rows().data(), gs->color_ptr(),
+        backend::BlockScale<T>{1, gs->scale().data()}, gs->symmetric());
+  }
+  if (auto* dilu = dynamic_cast<const MulticolorDILUSolver<T>*>(&s)) {
+    return std::make_unique<MulticolorDILUNode<T>>(A, s.max_iters(), max_lanes, nullptr,
+                                                   dilu->factors(), dilu->coloring().color_ptr,
+                                                   dilu->relaxation_factor());
+  }
+  if (auto* ilu = dynamic_cast<const MulticolorILUSolver<T>*>(&s)) {
+    return std::make_unique<MulticolorILUNode<T>>(A, s.max_iters(), max_lanes, nullptr,
+                                                  ilu->factors(), ilu->coloring().color_ptr,
+                                                  ilu->relaxation_factor());
   }
   if (auto* lu = dynamic_cast<const DenseLUSolver<T>*>(&s)) {
     return std::make_unique<DenseLUNode<T>>(*lu);

@@ -10,7 +10,8 @@
 // The smoothers' row sweeps (solvers/smoothers/*_method.h) read a row of A
 // once for every lane (row_kernels.h) and do, lane by lane, the arithmetic
 // of the CPU backend's sweeps in the same order, so a lane matches a
-// one-vector sweep bit for bit.
+// one-vector sweep bit for bit; the colour sweeps run the row kernels of
+// backend/sweep_data.h lane by lane.
 #pragma once
 #include <cstddef>
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include "backend/lanes/multivector.h"
 #include "backend/lanes/row_kernels.h"
 #include "backend/slots.h"
+#include "backend/sweep_data.h"
 #include "core/csr_matrix.h"
 #include "core/types.h"
 
@@ -209,6 +211,41 @@ class VectorBackend {
     });
   }
 
+  // The colour-ordered sweeps of the multicolour smoothers: each lane runs
+  // the one-vector row kernels of backend/sweep_data.h at stride k.
+  // Gauss-Seidel by row only (block_dim 1: the caller checks).
+  void gs_rows(const CsrMatrix<T>& A, const Index* rows, Index p0, Index p1,
+               backend::BlockScale<T> scale, const T* B, T* X) {
+    const int k = k_;
+    const Index* rp = A.row_ptr.data();
+    const Index* ci = A.col.data();
+    const T* v = A.val.data();
+    const T* s = scale.scale;
+    for_positions(p0, p1, [=](Index p) {
+      const Index i = rows[p];
+      for (int j = 0; j < k; ++j) {
+        const T r = backend::row_residual(rp, ci, v, i, B + j, X + j, A.nrows,
+                                          static_cast<const T*>(nullptr), k);
+        X[static_cast<std::size_t>(i) * k + j] += s[i] * r;
+      }
+    });
+  }
+  template <class Factors>
+  void lower_solve(const Factors& f, Index p0, Index p1, const T* B, const T* X, bool x_is_zero,
+                   T* Z) {
+    const int k = k_;
+    for_positions(p0, p1, [=](Index p) {
+      for (int j = 0; j < k; ++j) backend::lower_row(f, p, B + j, X + j, x_is_zero, Z + j, k);
+    });
+  }
+  template <class Factors>
+  void upper_solve(const Factors& f, Index p0, Index p1, T w, T* Z, T* X, bool x_is_zero) {
+    const int k = k_;
+    for_positions(p0, p1, [=](Index p) {
+      for (int j = 0; j < k; ++j) backend::upper_row(f, p, w, Z + j, X + j, x_is_zero, k);
+    });
+  }
+
   // Keeps lanes keep[0..m), in that order, in the slots and in `vectors`
   // (each an n x capacity() block, or empty); `spare` is such a block.
   void keep_lanes(const std::vector<int>& keep, const std::vector<vector_type*>& vectors,
@@ -221,7 +258,8 @@ class VectorBackend {
     }
     std::vector<double> kept(slots_.size(), 0.0);
     for (int i = 0; i < m; ++i) {
-      std::copy(slots(keep[i]), slots(keep[i]) + m_, kept.data() + static_cast<std::size_t>(i) * m_);
+      std::copy(slots(keep[i]), slots(keep[i]) + m_,
+                kept.data() + static_cast<std::size_t>(i) * m_);
     }
     slots_.swap(kept);
     k_ = m;
@@ -245,6 +283,12 @@ class VectorBackend {
     each_row([&](std::size_t o) {
       for (int j = 0; j < k_; ++j) f(o, j);
     });
+  }
+  // body(p) for the colour positions p in [p0, p1), in parallel for large blocks.
+  template <class F>
+  void for_positions(Index p0, Index p1, const F& body) const {
+    rows::for_each_row(static_cast<std::ptrdiff_t>(p1 - p0), k_,
+                       [&](std::ptrdiff_t q) { body(p0 + static_cast<Index>(q)); });
   }
   const T* coefs(backend::Coef c, std::vector<T>* out) const {
     for (int j = 0; j < k_; ++j) (*out)[j] = static_cast<T>(c.value(slots(j)));
