@@ -1,6 +1,6 @@
-// The multicolour smoothers in batched solves: several right-hand sides
-// advanced together on the lanes backend (multicolor_methods.h with the
-// lanes backend's colour sweeps) give, lane by lane, the iterations,
+// The multicolour and block smoothers in batched solves: several right-hand
+// sides advanced together on the lanes backend (multicolor_methods.h,
+// diagonal_sweep_method.h with the lanes backend's sweeps) give, lane by lane, the iterations,
 // residual history and solution of one-lane solves bit for bit (below 8192
 // rows every reduction is serial in both paths).
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include "api/linear_solver.h"
 #include "batched/batched_krylov.h"
 #include "problems.h"
+#include "test_block_util.h"
 
 namespace jaxamg {
 namespace {
@@ -29,10 +30,11 @@ std::string amg_with(const std::string& smoother) {
 }
 
 // Solves five right-hand sides one by one and through the batched path.
-void expect_lanes_match(const std::string& config, const CsrMatrix<double>& A) {
+void expect_lanes_match(const std::string& config, const CsrMatrix<double>& A,
+                        Index block_dim = 1) {
   SCOPED_TRACE(config);
   LinearSolver<double> s(config);
-  s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+  s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz(), block_dim);
   const Index n = A.nrows;
   const int k = 5;
   std::vector<double> B;
@@ -73,6 +75,18 @@ TEST(BatchedMulticolor, SmootherPreconditionersMatchOneLaneSolvesExactly) {
   expect_lanes_match(krylov("PCG", R"({"scope": "p", "solver": "MULTICOLOR_DILU"})"), A);
   expect_lanes_match(krylov("PBICGSTAB", R"({"scope": "p", "solver": "MULTICOLOR_ILU",
       "max_iters": 2})"), A);
+}
+
+TEST(BatchedMulticolor, BlockSmoothersMatchOneLaneSolvesExactly) {
+  const auto P = testing::poisson2d<double>(16);
+  for (Index k : {2, 3}) {
+    const auto A = testing::random_block_matrix(P, k, 11 + k);
+    expect_lanes_match(krylov("PBICGSTAB", amg_with(R"({"scope": "s",
+        "solver": "MULTICOLOR_GS", "relaxation_factor": 0.8})")), A, k);
+    expect_lanes_match(krylov("PBICGSTAB", amg_with(R"({"scope": "s",
+        "solver": "BLOCK_JACOBI", "relaxation_factor": 0.7})")), A, k);
+    expect_lanes_match(krylov("PBICGSTAB", R"({"scope": "p", "solver": "BLOCK_JACOBI"})"), A, k);
+  }
 }
 
 }  // namespace

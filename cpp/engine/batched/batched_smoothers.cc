@@ -54,6 +54,8 @@ using DiagonalSweepNode = MethodNode<T, DiagonalSweepMethod>;
 template <class T>
 using ChebyshevNode = MethodNode<T, ChebyshevMethod>;
 template <class T>
+using BlockJacobiNode = MethodNode<T, BlockJacobiSweepMethod>;
+template <class T>
 using MulticolorGSNode = MethodNode<T, MulticolorGSMethod>;
 template <class T>
 using MulticolorDILUNode = MethodNode<T, MulticolorDILUMethod>;
@@ -100,11 +102,22 @@ std::unique_ptr<Node<T>> make_smoother_node(const Solver<T>& s, int max_lanes) {
   const T* d = nullptr;
   if (auto* j = dynamic_cast<const JacobiL1Solver<T>*>(&s)) {
     d = j->scaled_inverse_diagonal().data();
-  } else if (auto* j = dynamic_cast<const BlockJacobiSolver<T>*>(&s)) {
-    if (j->block_dim() != 1) return nullptr;
-    d = j->scaled_inverse_diagonal().data();
   }
   const CsrMatrix<T>& A = s.matrix();
+  // The block sweeps keep a node's residuals in registers.
+  constexpr Index kMaxBlock = backend::kMaxDeviceBlock;
+  if (auto* j = dynamic_cast<const BlockJacobiSolver<T>*>(&s)) {
+    const Index k = j->block_dim();
+    if (k == 1) {
+      d = j->scaled_inverse_diagonal().data();
+    } else if (k <= kMaxBlock && !A.dist) {
+      return std::make_unique<BlockJacobiNode<T>>(
+          A, s.max_iters(), max_lanes, nullptr, A,
+          backend::BlockScale<T>{k, j->scaled_block_inverses().data()});
+    } else {
+      return nullptr;
+    }
+  }
   if (d) return std::make_unique<DiagonalSweepNode<T>>(A, s.max_iters(), max_lanes, d, A, d);
   if (auto* c = dynamic_cast<const ChebyshevSolver<T>*>(&s)) {
     if (!c->diagonal_scale()) return nullptr;
@@ -113,13 +126,13 @@ std::unique_ptr<Node<T>> make_smoother_node(const Solver<T>& s, int max_lanes) {
                                               c->lambda_max(), c->order());
   }
   // The multicolour smoothers on one process (a distributed matrix runs
-  // one-lane solves), Gauss-Seidel by row.
+  // one-lane solves).
   if (A.dist) return nullptr;
   if (auto* gs = dynamic_cast<const MulticolorGSSolver<T>*>(&s)) {
-    if (gs->block_dim() != 1) return nullptr;
+    if (gs->block_dim() > kMaxBlock) return nullptr;
     return std::make_unique<MulticolorGSNode<T>>(
         A, s.max_iters(), max_lanes, nullptr, A, gs->color_rows().data(), gs->color_ptr(),
-        backend::BlockScale<T>{1, gs->scale().data()}, gs->symmetric());
+        backend::BlockScale<T>{gs->block_dim(), gs->scale().data()}, gs->symmetric());
   }
   if (auto* dilu = dynamic_cast<const MulticolorDILUSolver<T>*>(&s)) {
     return std::make_unique<MulticolorDILUNode<T>>(A, s.max_iters(), max_lanes, nullptr,

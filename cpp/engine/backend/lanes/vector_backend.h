@@ -213,7 +213,8 @@ class VectorBackend {
 
   // The colour-ordered sweeps of the multicolour smoothers: each lane runs
   // the one-vector row kernels of backend/sweep_data.h at stride k.
-  // Gauss-Seidel by row only (block_dim 1: the caller checks).
+  // Gauss-Seidel by row, or by node for block_dim up to
+  // backend::kMaxDeviceBlock (the caller checks).
   void gs_rows(const CsrMatrix<T>& A, const Index* rows, Index p0, Index p1,
                backend::BlockScale<T> scale, const T* B, T* X) {
     const int k = k_;
@@ -221,12 +222,47 @@ class VectorBackend {
     const Index* ci = A.col.data();
     const T* v = A.val.data();
     const T* s = scale.scale;
+    const Index nb = scale.block_dim;
+    if (nb > 1) {
+      for_positions(0, (p1 - p0) / nb, [=](Index q) {
+        const Index first = rows[p0 + q * nb];
+        for (int j = 0; j < k; ++j) node_update(A, first, nb, s, B + j, X + j);
+      });
+      return;
+    }
     for_positions(p0, p1, [=](Index p) {
       const Index i = rows[p];
       for (int j = 0; j < k; ++j) {
         const T r = backend::row_residual(rp, ci, v, i, B + j, X + j, A.nrows,
                                           static_cast<const T*>(nullptr), k);
         X[static_cast<std::size_t>(i) * k + j] += s[i] * r;
+      }
+    });
+  }
+  // A block Jacobi sweep by node (block_dim up to backend::kMaxDeviceBlock):
+  // the residuals of every lane into R, then the node updates lane by lane.
+  void block_jacobi_sweep(const CsrMatrix<T>& A, backend::BlockScale<T> scale, const T* B, T* X,
+                          bool x_is_zero, T* R) {
+    const int k = k_;
+    if (x_is_zero) {
+      lanes::copy<T>(n_, k, B, R);
+    } else {
+      rows::residual_rows(A, X, B, k, [=](Index i, int j0, auto W, const T* r) {
+        const std::size_t o = static_cast<std::size_t>(i) * k + j0;
+        for (int j = 0; j < W.value; ++j) R[o + j] = r[j];
+      });
+    }
+    const Index nb = scale.block_dim;
+    const T* s = scale.scale;
+    for_positions(0, static_cast<Index>(n_) / nb, [=](Index I) {
+      for (int j = 0; j < k; ++j) {
+        T r[backend::kMaxDeviceBlock], d[backend::kMaxDeviceBlock];
+        for (Index c = 0; c < nb; ++c) r[c] = R[static_cast<std::size_t>(I * nb + c) * k + j];
+        backend::apply_block(s + I * nb * nb, r, d, nb, false);
+        for (Index c = 0; c < nb; ++c) {
+          T& x = X[static_cast<std::size_t>(I * nb + c) * k + j];
+          x = x_is_zero ? d[c] : x + d[c];
+        }
       }
     });
   }
@@ -283,6 +319,21 @@ class VectorBackend {
     each_row([&](std::size_t o) {
       for (int j = 0; j < k_; ++j) f(o, j);
     });
+  }
+  // The Gauss-Seidel update of the node of nb rows from row `first`, for
+  // the lane whose vectors B and X point at (stride k_): the residuals
+  // first, then x += scale_I r.
+  void node_update(const CsrMatrix<T>& A, Index first, Index nb, const T* scale, const T* B,
+                   T* X) const {
+    T r[backend::kMaxDeviceBlock], d[backend::kMaxDeviceBlock];
+    for (Index c = 0; c < nb; ++c) {
+      r[c] = backend::row_residual(A.row_ptr.data(), A.col.data(), A.val.data(), first + c, B, X,
+                                   A.nrows, static_cast<const T*>(nullptr), k_);
+    }
+    backend::apply_block(scale + (first / nb) * nb * nb, r, d, nb, false);
+    for (Index c = 0; c < nb; ++c) {
+      X[static_cast<std::size_t>(first + c) * k_] += d[c];
+    }
   }
   // body(p) for the colour positions p in [p0, p1), in parallel for large blocks.
   template <class F>
