@@ -603,7 +603,8 @@ def render_page() -> str:
         "Measurements without a current family here (GPU kernel timings, setup phases, "
         "512³ on the H200, call times, the CPU solve's traffic model, distributed "
         "smoothers' iteration counts, the GPU's Krylov methods on the one engine and FGMRES "
-        "on the GPU against the tree before, H100, 2026-12-06) are in the reports of "
+        "on the GPU against the tree before, and the multicolour smoothers on the GPU "
+        "against the host engine, H100, 2026-12-06) are in the reports of "
         "[bench/results/history/](bench/results/history/README.md).",
         "",
     ]
