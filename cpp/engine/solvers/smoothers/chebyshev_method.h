@@ -17,6 +17,7 @@
 // chebyshev_step (the residual row and the new direction in one pass over
 // A, then x += alpha p in a second, as neighbouring rows read x).
 #pragma once
+#include "solvers/smoothers/sweep_apply.h"
 
 namespace jaxamg {
 
@@ -64,12 +65,9 @@ class ChebyshevMethod {
   // `iterations` iterations from a restarted recurrence, as Solver::apply
   // runs them (x = 0 when none runs from a zero guess).
   void apply(const T* b, T* x, bool x_is_zero, int iterations) {
-    if (iterations <= 0) {
-      if (x_is_zero) be_.fill_zero(x);
-      return;
-    }
-    init();
-    for (int it = 0; it < iterations; ++it) iteration(b, x, x_is_zero && it == 0);
+    if (iterations > 0) init();
+    apply_sweeps(be_, b, x, x_is_zero, iterations,
+                 [this](const T* bb, T* xx, bool zero) { iteration(bb, xx, zero); });
   }
 
  private:

@@ -13,6 +13,7 @@
 // a scratch vector because neighbouring rows still read x).
 #pragma once
 #include "backend/sweep_data.h"
+#include "solvers/smoothers/sweep_apply.h"
 
 namespace jaxamg {
 
@@ -41,11 +42,8 @@ class DiagonalSweepMethod {
   // `iterations` sweeps, as Solver::apply runs them (x = 0 when none runs
   // from a zero guess).
   void apply(const T* b, T* x, bool x_is_zero, int iterations) {
-    if (iterations <= 0) {
-      if (x_is_zero) be_.fill_zero(x);
-      return;
-    }
-    for (int it = 0; it < iterations; ++it) iteration(b, x, x_is_zero && it == 0);
+    apply_sweeps(be_, b, x, x_is_zero, iterations,
+                 [this](const T* bb, T* xx, bool zero) { iteration(bb, xx, zero); });
   }
 
  private:
@@ -76,8 +74,8 @@ class BlockJacobiSweepMethod {
   }
 
   void apply(const T* b, T* x, bool x_is_zero, int iterations) {
-    if (iterations <= 0 && x_is_zero) be_.fill_zero(x);
-    for (int it = 0; it < iterations; ++it) iteration(b, x, x_is_zero && it == 0);
+    apply_sweeps(be_, b, x, x_is_zero, iterations,
+                 [this](const T* bb, T* xx, bool zero) { iteration(bb, xx, zero); });
   }
 
  private:

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backend/sweep_data.h"
+#include "solvers/smoothers/sweep_apply.h"
 
 namespace jaxamg {
 
@@ -47,8 +48,8 @@ class MulticolorGSMethod {
   }
 
   void apply(const T* b, T* x, bool x_is_zero, int iterations) {
-    if (iterations <= 0 && x_is_zero) be_.fill_zero(x);
-    for (int it = 0; it < iterations; ++it) iteration(b, x, x_is_zero && it == 0);
+    apply_sweeps(be_, b, x, x_is_zero, iterations,
+                 [this](const T* bb, T* xx, bool zero) { iteration(bb, xx, zero); });
   }
 
   int num_colors() const { return static_cast<int>(color_ptr_.size()) - 1; }
@@ -96,8 +97,8 @@ class ColorLUSweepMethod {
   }
 
   void apply(const T* b, T* x, bool x_is_zero, int iterations) {
-    if (iterations <= 0 && x_is_zero) be_.fill_zero(x);
-    for (int it = 0; it < iterations; ++it) iteration(b, x, x_is_zero && it == 0);
+    apply_sweeps(be_, b, x, x_is_zero, iterations,
+                 [this](const T* bb, T* xx, bool zero) { iteration(bb, xx, zero); });
   }
 
  private:
