@@ -343,5 +343,24 @@ TEST(CudaSolver, UnsupportedSmootherIsReportedNotRun) {
   EXPECT_NE(why.find("smoother GS"), std::string::npos) << why;
 }
 
+// The reasons a smoother preconditioner stays on the host, word for word
+// (no GPU needed: the check reads the host tree only).
+TEST(CudaSolver, SmootherPreconditionerReasonsAreExact) {
+  auto reason = [](const std::string& preconditioner, const CsrMatrix<double>& A, Index k) {
+    LinearSolver<double> s(R"({"config_version": 2, "solver": {"scope": "main",
+        "solver": "PBICGSTAB", "max_iters": 50, "preconditioner": )" + preconditioner + "}}");
+    s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz(), k);
+    return cuda::DeviceSolver<double>::unsupported(s.solver());
+  };
+  const auto P = testing::poisson2d<double>(6);
+  EXPECT_EQ(reason(R"({"scope": "p", "solver": "MULTICOLOR_DILU", "monitor_residual": 1})", P, 1),
+            "a smoother preconditioner that monitors its residual");
+  EXPECT_EQ(reason(R"({"scope": "p", "solver": "MULTICOLOR_GS"})",
+                   testing::random_block_matrix(P, 9, 3), 9),
+            "preconditioner MULTICOLOR_GS of PBICGSTAB (MULTICOLOR_GS with block_dim 9 > 8 "
+            "(level 0))");
+  EXPECT_EQ(reason(R"({"scope": "p", "solver": "MULTICOLOR_DILU"})", P, 1), "");
+}
+
 }  // namespace
 }  // namespace jaxamg
