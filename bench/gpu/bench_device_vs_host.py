@@ -4,7 +4,7 @@ than in the host engine (where a GPU solve of it ran before the device
 covered it). 3D Poisson, float64, true relative residual 1e-8.
 
     PYTHONPATH=<package> python3 bench/gpu/bench_device_vs_host.py --sizes 128 \\
-        --configs fgmres_aggregation_dilu pcg_dilu_preconditioner
+        --configs fgmres_aggregation_dilu pcg_dilu_preconditioner idrmsync_aggregation_l1
 """
 
 import argparse
@@ -37,6 +37,10 @@ DEVICE_VS_HOST["pcg_dilu_preconditioner"] = {
         "preconditioner": {"scope": "p", "solver": "MULTICOLOR_DILU"},
     },
 }
+
+# IDR(4), synchronised, around the aggregation AMG of pcg_aggregation_l1.
+DEVICE_VS_HOST["idrmsync_aggregation_l1"] = copy.deepcopy(CONFIGS["pcg_aggregation_l1"])
+DEVICE_VS_HOST["idrmsync_aggregation_l1"]["solver"].update(solver="IDRMSYNC", subspace_dim_s=4)
 
 
 def measure(cfg, A, b, device):

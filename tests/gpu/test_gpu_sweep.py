@@ -29,8 +29,13 @@ jax.config.update("jax_enable_x64", True)
 pytestmark = requires_cuda
 
 
-def solve_on(device, case):
+def solve_on(device, case, nudged_entry=None):
+    """The case solved with its arrays on `device`; `nudged_entry` moves that
+    entry of b up by one unit in the last place."""
     A, b, _ = sweep.problem(case["problem"], case["dtype"])
+    if nudged_entry is not None:
+        b = b.copy()
+        b[nudged_entry] = np.nextafter(b[nudged_entry], np.inf, dtype=b.dtype)
     cfg, extra = sweep.case_config(case)
     M = jax.device_put(jsparse.BCSR.from_scipy_sparse(A), device)
     rhs = jax.device_put(jnp.asarray(b), device)
@@ -60,6 +65,19 @@ def test_case_on_the_gpu_matches_the_cpu(case):
     # the difference is rounding, which long unpreconditioned BiCGStab runs
     # amplify (H100: aniso2d 82 against 88, poisson2d 54 against 58). Every
     # preconditioned case and every CG took the host's count exactly there.
-    _, cpu = solve_on(jax.devices("cpu")[0], case)
+    host = jax.devices("cpu")[0]
+    _, cpu = solve_on(host, case)
     allowed = max(1, int(np.ceil(0.1 * cpu["iterations"])))
-    assert abs(info["iterations"] - cpu["iterations"]) <= allowed, (info["iterations"], cpu)
+    counts = [int(cpu["iterations"])]
+    if abs(info["iterations"] - counts[0]) > allowed:
+        # Long nonsymmetric recurrences in float32 are as sensitive on the CPU
+        # alone: IDR(8)-MULTICOLOR_DILU-block2 takes 78 iterations, and 80 to
+        # 92 when one entry of b moves by one ulp (the device's other
+        # summation order is such a perturbation; H100: 87). The device's
+        # count must then lie within the spread of such CPU solves.
+        n = sweep.problem(case["problem"], case["dtype"])[1].shape[0]
+        counts += [int(solve_on(host, case, (7 * k) % n)[1]["iterations"]) for k in range(1, 6)]
+    assert min(counts) - allowed <= info["iterations"] <= max(counts) + allowed, (
+        info["iterations"],
+        counts,
+    )

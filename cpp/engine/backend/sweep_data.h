@@ -52,14 +52,15 @@ struct IluFactors {
 };
 
 // x[0..k) (+)= m r, with m a row-major k x k block: `accumulate` adds to x,
-// otherwise x is overwritten (the block smoothers' node update).
+// otherwise x is overwritten (the block smoothers' node update). x's
+// entries are read at `stride` (see the row kernels below).
 template <class T>
 JAXAMG_HOST_DEVICE inline void apply_block(const T* m, const T* r, T* x, Index k,
-                                           bool accumulate) {
+                                           bool accumulate, Index stride = 1) {
   for (Index c = 0; c < k; ++c) {
     T s = 0;
     for (Index j = 0; j < k; ++j) s += m[c * k + j] * r[j];
-    x[c] = accumulate ? x[c] + s : s;
+    x[c * stride] = accumulate ? x[c * stride] + s : s;
   }
 }
 
@@ -81,6 +82,18 @@ JAXAMG_HOST_DEVICE inline T row_residual(const Index* rp, const Index* ci, const
     r -= v[q] * (ghost && j >= n ? ghost[j - n] : x[j * stride]);
   }
   return r;
+}
+
+// The Gauss-Seidel update of the node of k rows from row `first`:
+// x_I += binv_I (b - A x)_I, with binv_I the row-major k x k block of node
+// I = first / k. The k residuals are formed first, into the caller's
+// scratch r (k entries), so the update reads the node's old values.
+template <class T>
+JAXAMG_HOST_DEVICE inline void gs_node(const Index* rp, const Index* ci, const T* v, Index first,
+                                       Index k, const T* binv, const T* b, T* x, Index n,
+                                       const T* ghost, T* r, Index stride = 1) {
+  for (Index c = 0; c < k; ++c) r[c] = row_residual(rp, ci, v, first + c, b, x, n, ghost, stride);
+  apply_block(binv + (first / k) * k * k, r, x + first * stride, k, true, stride);
 }
 
 // The lower (forward) and upper (backward) solves at colour position p of

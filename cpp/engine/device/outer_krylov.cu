@@ -4,6 +4,7 @@
 #include "solvers/krylov/bicgstab_method.h"
 #include "solvers/krylov/cg_method.h"
 #include "solvers/krylov/gmres_method.h"
+#include "solvers/krylov/idr_method.h"
 
 namespace jaxamg::device {
 
@@ -17,7 +18,9 @@ bool krylov_kind_of(const std::string& name, KrylovKind* kind) {
                {"BICGSTAB", KrylovKind::kBicgstab},
                {"PBICGSTAB", KrylovKind::kPbicgstab},
                {"GMRES", KrylovKind::kGmres},
-               {"FGMRES", KrylovKind::kFgmres}};
+               {"FGMRES", KrylovKind::kFgmres},
+               {"IDR", KrylovKind::kIdr},
+               {"IDRMSYNC", KrylovKind::kIdrmsync}};
   for (const auto& e : table) {
     if (name == e.name) {
       *kind = e.kind;
@@ -44,6 +47,17 @@ bool is_bicgstab(KrylovKind k) {
   return k == KrylovKind::kBicgstab || k == KrylovKind::kPbicgstab;
 }
 
+bool is_idr(KrylovKind k) { return k == KrylovKind::kIdr || k == KrylovKind::kIdrmsync; }
+
+// A device solve is one process: the shadow space starts at row 0.
+IdrShape idr_shape(const KrylovShape& k) {
+  IdrShape sh;
+  sh.s = k.subspace < 1 ? 1 : k.subspace;
+  sh.synchronised = k.kind == KrylovKind::kIdrmsync;
+  sh.preconditioned = k.preconditioned;
+  return sh;
+}
+
 GmresShape gmres_shape(const KrylovShape& k) {
   GmresShape sh;
   sh.cycle = k.restart < 1 ? 1 : k.restart;
@@ -57,6 +71,7 @@ int slot_count(const KrylovShape& k) {
   if (is_gmres(k.kind)) {
     return GmresMethod<cuda::VectorBackend<double>>::layout(gmres_shape(k)).count();
   }
+  if (is_idr(k.kind)) return IdrMethod<cuda::VectorBackend<double>>::layout(idr_shape(k)).count();
   return is_bicgstab(k.kind) ? static_cast<int>(BicgstabSlots::kCount)
                              : static_cast<int>(CgSlots::kCount);
 }
@@ -79,6 +94,8 @@ struct OuterKrylov<T>::Impl {
       : shape(s), be(n, slot_count(s), stream) {
     if (is_gmres(s.kind)) {
       gmres = std::make_unique<GmresMethod<Backend>>(be, gmres_shape(s), s.track_residual);
+    } else if (is_idr(s.kind)) {
+      idr = std::make_unique<IdrMethod<Backend>>(be, idr_shape(s));
     } else if (is_bicgstab(s.kind)) {
       bicgstab = std::make_unique<BicgstabMethod<Backend>>(be, s.preconditioned);
     } else {
@@ -91,6 +108,7 @@ struct OuterKrylov<T>::Impl {
   std::unique_ptr<CgMethod<Backend>> cg;
   std::unique_ptr<BicgstabMethod<Backend>> bicgstab;
   std::unique_ptr<GmresMethod<Backend>> gmres;
+  std::unique_ptr<IdrMethod<Backend>> idr;
 };
 
 template <class T>
@@ -114,6 +132,8 @@ void OuterKrylov<T>::init(const T* r) {
   } else if (m.bicgstab) {
     m.be.set_slot(BicgstabSlots::kInit, 1.0);
     m.bicgstab->init(r);
+  } else if (m.idr) {
+    m.idr->init(r);
   } else {
     m.be.set_slot(GmresSlots::kInit, 1.0);
     m.gmres->init(r);
@@ -130,6 +150,9 @@ void OuterKrylov<T>::iteration(DeviceOperator<T>& op, T* x, T* r, double* stoppe
   } else if (m.bicgstab) {
     m.bicgstab->iteration(o, x, r);
     m.be.update(ExportStop{BicgstabSlots::kStop, -1, stopped});
+  } else if (m.idr) {
+    m.idr->iteration(o, x, r);
+    m.be.update(ExportStop{IdrSlots::kStop, -1, stopped});
   } else {
     m.gmres->iteration(o, x, r);
     m.be.update(ExportStop{GmresSlots::kStop, GmresSlots::kConverged, stopped});
@@ -145,7 +168,7 @@ void OuterKrylov<T>::finalize(DeviceOperator<T>& op, T* x) {
 
 template <class T>
 bool OuterKrylov<T>::capturable() const {
-  return !impl_->gmres;
+  return !impl_->gmres && !impl_->idr;
 }
 
 template <class T>
@@ -154,6 +177,7 @@ IterationResult OuterKrylov<T>::outcome() const {
   const std::vector<double> s = m.be.read_slots();
   if (m.cg) return CgMethod<typename Impl::Backend>::outcome(s.data());
   if (m.bicgstab) return BicgstabMethod<typename Impl::Backend>::outcome(s.data());
+  if (m.idr) return IdrMethod<typename Impl::Backend>::outcome(s.data());
   return GmresMethod<typename Impl::Backend>::outcome(s.data());
 }
 

@@ -1,6 +1,7 @@
 // The outer Krylov method of a device solve: the one engine's CG/PCG/PCGF
-// (solvers/krylov/cg_method.h), BiCGStab/PBiCGStab (bicgstab_method.h) and
-// restarted or truncated GMRES/FGMRES (gmres_method.h) instantiated on the
+// (solvers/krylov/cg_method.h), BiCGStab/PBiCGStab (bicgstab_method.h),
+// restarted or truncated GMRES/FGMRES (gmres_method.h) and IDR/IDRMSYNC
+// (idr_method.h) instantiated on the
 // CUDA backend (backend/cuda/vector_backend.cuh). The host solvers run the
 // same method objects on the CPU backend and the vmap batches on the lanes
 // backend, so a device solve takes the host's steps.
@@ -14,7 +15,8 @@
 //
 // CG and BiCGStab enqueue their kernels without reading anything back, so
 // their iterations can be captured in a CUDA graph; (F)GMRES reads its step
-// index on the host (which basis vectors to combine) and cannot.
+// index on the host (which basis vectors to combine) and IDR keeps it there,
+// so their iterations differ from step to step and are not captured.
 //
 // Plain C++: the CUDA types stay in outer_krylov.cu.
 #pragma once
@@ -29,9 +31,9 @@
 
 namespace jaxamg::device {
 
-enum class KrylovKind { kCg, kPcg, kPcgf, kBicgstab, kPbicgstab, kGmres, kFgmres };
+enum class KrylovKind { kCg, kPcg, kPcgf, kBicgstab, kPbicgstab, kGmres, kFgmres, kIdr, kIdrmsync };
 
-// The method registered under `name` (CG, PCG, ..., FGMRES), or false.
+// The method registered under `name` (CG, PCG, ..., IDRMSYNC), or false.
 bool krylov_kind_of(const std::string& name, KrylovKind* kind);
 
 // Whether the method applies its scope's "preconditioner" (CG and BICGSTAB
@@ -46,6 +48,7 @@ struct KrylovShape {
   int restart = 20;             // (F)GMRES: Arnoldi steps per cycle (already capped at max_iters)
   int window = 0;               // FGMRES: gmres_krylov_dim (0: the cycle)
   bool track_residual = true;   // (F)GMRES: carry r by its recurrence (the loop measures it)
+  int subspace = 8;             // IDR: shadow vectors (already at most the rows)
 };
 
 // The caller's operator on device vectors of the solve.

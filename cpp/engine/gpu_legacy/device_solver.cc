@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -230,6 +231,11 @@ void DeviceSolver<T>::allocate_work() {
           std::min(cfg.get_int("gmres_n_restart", scope), std::max(1, top_.max_iters()));
       shape_.window =
           shape_.kind == device::KrylovKind::kFgmres ? cfg.get_int("gmres_krylov_dim", scope) : 0;
+    }
+    if (shape_.kind == device::KrylovKind::kIdr || shape_.kind == device::KrylovKind::kIdrmsync) {
+      // As the host solver: at most the rows (n_ is the whole system here).
+      shape_.subspace = static_cast<int>(
+          std::min<std::int64_t>(cfg.get_int("subspace_dim_s", scope), n_));
     }
     shape_.track_residual = top_.monitors_residual();
     krylov_ = std::make_unique<device::OuterKrylov<T>>(shape_, n, stream_);

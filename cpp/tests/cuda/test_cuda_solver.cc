@@ -163,6 +163,31 @@ TEST(CudaSolver, GmresAndFgmresMatchCpu) {
   expect_same(compare(krylov_amg("FGMRES", kAggregationL1, 1e-5), Af), 1e-5);
 }
 
+// IDR(s) and IDRMSYNC are the engine's one method (idr_method.h) on the CUDA
+// backend: s = 1 (BiCGStab's work), s = 4 and 8, the synchronised variant, a
+// transposed solve, a guess, float32, a smoother preconditioner and a
+// system with fewer rows than s (the shadow space capped at the rows) each
+// take the host's iterations.
+TEST(CudaSolver, IdrAndIdrmsyncMatchCpu) {
+  REQUIRE_GPU();
+  const auto A = testing::convection_diffusion2d<double>(40, 0.05);
+  auto idr = [](const char* name, const char* amg, int s, double tol) {
+    return with_param(krylov_amg(name, amg, tol), "\"subspace_dim_s\": " + std::to_string(s));
+  };
+  expect_same(compare(idr("IDR", kClassicalCheby, 1, 1e-8), A), 1e-8);
+  expect_same(compare(idr("IDR", kClassicalCheby, 4, 1e-8), A, true), 1e-8);
+  expect_same(compare(idr("IDRMSYNC", kAggregationL1, 8, 1e-8), A, false, true), 1e-8);
+  expect_same(compare(idr("IDRMSYNC", kClassicalCheby, 4, 1e-8), A), 1e-8);
+  const auto Af = testing::convection_diffusion2d<float>(32, 0.05);
+  expect_same(compare(idr("IDR", kAggregationL1, 4, 1e-5), Af), 1e-5);
+  const std::string dilu = R"({"config_version": 2, "solver": {"scope": "main",
+      "solver": "IDRMSYNC", "subspace_dim_s": 4, "max_iters": 400, "tolerance": 1e-8,
+      "convergence": "RELATIVE_INI_CORE", "monitor_residual": 1, "store_res_history": 1,
+      "preconditioner": {"scope": "p", "solver": "MULTICOLOR_DILU"}}})";
+  expect_same(compare(dilu, A), 1e-8);
+  expect_same(compare(idr("IDR", kAggregationL1, 8, 1e-8), testing::poisson2d<double>(2)), 1e-8);
+}
+
 TEST(CudaSolver, AmgAsOuterSolver) {
   REQUIRE_GPU();
   const auto A = testing::poisson2d<double>(48);
@@ -360,6 +385,17 @@ TEST(CudaSolver, SmootherPreconditionerReasonsAreExact) {
             "preconditioner MULTICOLOR_GS of PBICGSTAB (MULTICOLOR_GS with block_dim 9 > 8 "
             "(level 0))");
   EXPECT_EQ(reason(R"({"scope": "p", "solver": "MULTICOLOR_DILU"})", P, 1), "");
+}
+
+// IDR and IDRMSYNC solve on the device (no GPU needed: the check reads the
+// host tree only).
+TEST(CudaSolver, IdrIsADeviceMethod) {
+  const auto A = testing::convection_diffusion2d<double>(12, 0.05);
+  for (const char* name : {"IDR", "IDRMSYNC"}) {
+    LinearSolver<double> s(krylov_amg(name, kAggregationL1, 1e-8));
+    s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+    EXPECT_EQ(cuda::DeviceSolver<double>::unsupported(s.solver()), "") << name;
+  }
 }
 
 }  // namespace

@@ -479,7 +479,10 @@ TEST(DeviceSetupSolver, LeavesOtherConfigsToTheHost) {
   EXPECT_EQ(reason(fgmres), "");  // the engine's FGMRES runs on the device
   std::string idr = config("PCG");
   idr.replace(idr.find("\"PCG\""), 5, "\"IDR\"");
-  EXPECT_NE(reason(idr).find("IDR"), std::string::npos);
+  EXPECT_EQ(reason(idr), "");  // and so does its IDR
+  std::string gs = config("PCG");
+  gs.replace(gs.find("\"PCG\""), 5, "\"GS\"");
+  EXPECT_NE(reason(gs).find("solver GS"), std::string::npos);
   // An invalid config is an error, as for the host setup.
   EXPECT_THROW(DeviceSetupSolver<double>(config("PCG", R"(, "max_levels": 0)")).unsupported(),
                std::exception);

@@ -19,16 +19,13 @@ constexpr Index kParallelRows = 8192;
 // Node residuals up to this block size stay on the stack.
 constexpr Index kMaxStackBlock = 8;
 
-// The update of the node whose k rows start at row `first`. Ghost column
-// c >= n reads ghost[c - n] (nullptr on one process).
+// The update of the node whose k rows start at row `first` (backend::gs_node,
+// with scratch for its residuals). Ghost column c >= n reads ghost[c - n]
+// (nullptr on one process).
 template <class T>
 void relax_node(const CsrMatrix<T>& A, Index first, const T* binv, const T* b, T* x,
                 const T* ghost) {
-  const Index n = A.nrows;
   const Index k = A.block_dim > 1 ? A.block_dim : 1;
-  const Index* rp = A.row_ptr.data();
-  const Index* ci = A.col.data();
-  const T* v = A.val.data();
   T r[kMaxStackBlock];
   std::vector<T> heap;
   T* rr = r;
@@ -36,10 +33,8 @@ void relax_node(const CsrMatrix<T>& A, Index first, const T* binv, const T* b, T
     heap.resize(static_cast<std::size_t>(k));
     rr = heap.data();
   }
-  for (Index c = 0; c < k; ++c) {
-    rr[c] = backend::row_residual(rp, ci, v, first + c, b, x, n, ghost);
-  }
-  backend::apply_block(binv + (first / k) * k * k, rr, x + first, k, true);
+  backend::gs_node(A.row_ptr.data(), A.col.data(), A.val.data(), first, k, binv, b, x, A.nrows,
+                   ghost, rr);
 }
 
 }  // namespace sweeps

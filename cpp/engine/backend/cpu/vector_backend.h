@@ -52,6 +52,16 @@ class VectorBackend {
     if (reducer_) reducer_->sum(&d, 1);
     slots_[slot] = d;
   }
+  // s[slot + i] = <xs[i], y> for i < count, summed over processes in one
+  // reduction; only if `mask` selects the lane.
+  void dots(const T* const* xs, int count, const T* y, int slot, int mask = backend::kAllLanes) {
+    if (!any(mask) || count < 1) return;
+    double* out = slots_.data() + slot;
+    for (int i = 0; i < count; ++i) out[i] = cpu::dot(n_, xs[i], y);
+    if (reducer_) reducer_->sum(out, count);
+  }
+  // y = the host array `values` (here: a copy).
+  void upload(const T* values, T* y) { cpu::copy(n_, values, y); }
   void fill_zero(T* y) { cpu::fill<T>(n_, T(0), y); }
   void copy(const T* x, T* y, int mask) {
     if (any(mask)) cpu::copy(n_, x, y);

@@ -39,12 +39,8 @@ __global__ void gs_nodes_kernel(CsrRef<T> A, Index k, const Index* rows, Index p
                                 const T* binv, const T* b, T* x) {
   const Index p = p0 + k * static_cast<Index>(blockIdx.x * blockDim.x + threadIdx.x);
   if (p >= p1) return;
-  const Index first = rows[p];
   T r[kMaxBlock];
-  for (Index c = 0; c < k; ++c) {
-    r[c] = backend::row_residual<T>(A.ptr, A.col, A.val, first + c, b, x, A.rows, nullptr);
-  }
-  backend::apply_block(binv + (first / k) * k * k, r, x + first, k, true);
+  backend::gs_node<T>(A.ptr, A.col, A.val, rows[p], k, binv, b, x, A.rows, nullptr, r);
 }
 
 template <class Factors, class T>

@@ -265,6 +265,17 @@ class VectorBackend {
                                                         slot, mask, traffic_.data(), bytes);
     check_launch("dot (final sum)");
   }
+  // s[slot + i] = <xs[i], y> for i < count. One device, so nothing to
+  // gather: the products run one after another on the stream.
+  void dots(const T* const* xs, int count, const T* y, int slot, int mask = backend::kAllLanes) {
+    for (int i = 0; i < count; ++i) dot(xs[i], y, slot + i, mask);
+  }
+  // y = the host array `values` (setup: waits for the copy).
+  void upload(const T* values, T* y) {
+    check(cudaMemcpyAsync(y, values, n_ * sizeof(T), cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (upload)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (upload)");
+  }
   void fill_zero(T* y) {
     check(cudaMemsetAsync(y, 0, n_ * sizeof(T), stream_), "cudaMemsetAsync (fill_zero)");
   }

@@ -320,20 +320,14 @@ class VectorBackend {
       for (int j = 0; j < k_; ++j) f(o, j);
     });
   }
-  // The Gauss-Seidel update of the node of nb rows from row `first`, for
-  // the lane whose vectors B and X point at (stride k_): the residuals
-  // first, then x += scale_I r.
+  // The Gauss-Seidel update of the node of nb rows from row `first`
+  // (backend::gs_node), for the lane whose vectors B and X point at
+  // (stride k_).
   void node_update(const CsrMatrix<T>& A, Index first, Index nb, const T* scale, const T* B,
                    T* X) const {
-    T r[backend::kMaxDeviceBlock], d[backend::kMaxDeviceBlock];
-    for (Index c = 0; c < nb; ++c) {
-      r[c] = backend::row_residual(A.row_ptr.data(), A.col.data(), A.val.data(), first + c, B, X,
-                                   A.nrows, static_cast<const T*>(nullptr), k_);
-    }
-    backend::apply_block(scale + (first / nb) * nb * nb, r, d, nb, false);
-    for (Index c = 0; c < nb; ++c) {
-      X[static_cast<std::size_t>(first + c) * k_] += d[c];
-    }
+    T r[backend::kMaxDeviceBlock];
+    backend::gs_node(A.row_ptr.data(), A.col.data(), A.val.data(), first, nb, scale, B, X,
+                     A.nrows, static_cast<const T*>(nullptr), r, static_cast<Index>(k_));
   }
   // body(p) for the colour positions p in [p0, p1), in parallel for large blocks.
   template <class F>
