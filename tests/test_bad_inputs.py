@@ -241,14 +241,6 @@ CASES = [
         ValueError,
         ("`block_dim`", "'2'", "integer"),
     ),
-    Case(
-        "block_dim-with-classical-amg",
-        lambda: solve(
-            A, B, block_dim=2, preconditioner={"solver": "AMG", "algorithm": "CLASSICAL"}
-        ),
-        jaxamg.ConfigError,
-        ("classical AMG", "block_dim=2", "AGGREGATION"),
-    ),
     # ---- config ------------------------------------------------------------------
     Case(
         "config-string",

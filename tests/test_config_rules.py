@@ -83,7 +83,7 @@ def test_save_stats_flags():
     assert c["solver"]["preconditioner"]["print_grid_stats"] == 1
 
 
-def test_block_defaults_and_classical_rejected():
+def test_block_defaults_and_classical_under_mpi_rejected():
     c = cfg(block_dim=2)
     p = c["solver"]["preconditioner"]
     assert (p["algorithm"], p["selector"], p["min_coarse_rows"], p["dense_lu_num_rows"]) == (
@@ -92,8 +92,12 @@ def test_block_defaults_and_classical_rejected():
         32,
         64,
     )
-    with pytest.raises(ValueError, match="classical AMG does not support block_dim=2"):
-        cfg({"preconditioner": {"solver": "AMG", "algorithm": "CLASSICAL"}}, block_dim=2)
+    # Classical AMG on a block system (unknown-based) takes the scalar defaults.
+    c = cfg({"preconditioner": {"solver": "AMG", "algorithm": "CLASSICAL"}}, block_dim=2)
+    p = c["solver"]["preconditioner"]
+    assert (p["algorithm"], p["selector"]) == ("CLASSICAL", "PMIS")
+    with pytest.raises(ValueError, match="classical AMG does not support block_dim=2 on a matrix"):
+        cfg({"preconditioner": {"solver": "AMG", "algorithm": "CLASSICAL"}}, block_dim=2, mpi=True)
     c = cfg(block_dim=2, mpi=True)
     assert c["solver"]["preconditioner"]["coarse_solver"]["solver"] == "BLOCK_JACOBI"
     with pytest.raises(ValueError, match="DENSE_LU_SOLVER as coarse solver"):

@@ -17,9 +17,9 @@ Each case checks
   solve's b: that lane takes exactly the single solve's iterations (lanes
   reproduce one-lane solves), and every lane converges.
 
-Combinations the engine rejects are listed in EXPECTED_UNSUPPORTED, and a
-test asserts that they still raise; pairings left out for a numerical
-reason are listed, with the reason, in DROPPED.
+Every combination runs (classical AMG included on block systems, unknown by
+unknown); pairings left out for a numerical reason are listed, with the
+reason, in DROPPED.
 """
 
 from __future__ import annotations
@@ -258,19 +258,6 @@ def config(
 # --------------------------------------------------------------------------
 # The design
 
-# Combinations the engine rejects, with the reason; each must keep raising
-# (test_expected_unsupported_still_raises). Keys: (smoother, coarsening,
-# block_dim) with None for "any".
-EXPECTED_UNSUPPORTED: dict[tuple, tuple[type, str, str]] = {
-    (None, coarsening, k): (
-        jaxamg.ConfigError,
-        f"classical AMG does not support block_dim={k}",
-        "classical coarsening splits scalar unknowns; block systems use aggregation",
-    )
-    for coarsening in sorted(CLASSICAL)
-    for k in (2, 3)
-}
-
 # Pairings left out of the design for a numerical reason (not an error).
 DROPPED: dict[tuple, str] = {
     (("method", "PCG"), ("smoother", "GS")): (
@@ -281,18 +268,9 @@ DROPPED: dict[tuple, str] = {
 }
 
 
-def _unsupported(smoother, coarsening, block_dim):
-    for (s, c, k), entry in EXPECTED_UNSUPPORTED.items():
-        if s in (None, smoother) and c in (None, coarsening) and k in (None, block_dim):
-            return entry
-    return None
-
-
 def valid(case: dict) -> bool:
-    _, block_dim, spd = PROBLEMS[case["problem"]]
+    _, _, spd = PROBLEMS[case["problem"]]
     if case["method"] in SYMMETRIC_METHODS and not spd:
-        return False
-    if _unsupported(case["smoother"], case["coarsening"], block_dim):
         return False
     for key in DROPPED:
         if all(case.get(k) == v for k, v in key):
@@ -466,16 +444,3 @@ def test_design_covers_every_pair():
             case = dict(zip(["method", "smoother", "coarsening", "problem", "dtype"], c))
             if valid(case):
                 assert (case[f], case[g]) in have, (f, g, case)
-
-
-@pytest.mark.parametrize(
-    "key", list(EXPECTED_UNSUPPORTED), ids=lambda k: "-".join(str(v) for v in k if v is not None)
-)
-def test_expected_unsupported_still_raises(key):
-    smoother, coarsening, block_dim = key
-    error, match, _reason = EXPECTED_UNSUPPORTED[key]
-    name = next(p for p, (_, k, _) in PROBLEMS.items() if k == (block_dim or 1))
-    A, b, k = problem(name, "float64")
-    cfg = config("FGMRES", smoother or "JACOBI_L1", coarsening or "SIZE_2", k, "float64")
-    with pytest.raises(error, match=match):
-        jaxamg.solve(jsparse.BCSR.from_scipy_sparse(A), jnp.asarray(b), config=cfg, block_dim=k)

@@ -183,17 +183,19 @@ TEST(Block, TransposedSolveKeepsBlocks) {
   EXPECT_LE(testing::relative_residual(transpose(A), x, b), 1e-7);
 }
 
-TEST(Block, ClassicalAmgIsRejected) {
+// Classical AMG coarsens a block system unknown by unknown
+// (test_classical_block.cc has the details).
+TEST(Block, ClassicalAmgSolvesBlockSystems) {
   const auto A = kron_nodes(testing::poisson2d<double>(16), kCoupling, 2);
   LinearSolver<double> s(R"({"config_version": 2, "solver": {"scope": "main", "solver": "PCG",
-      "preconditioner": {"scope": "amg", "solver": "AMG", "algorithm": "CLASSICAL",
-      "max_iters": 1}}})");
-  try {
-    s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz(), 2);
-    FAIL() << "expected ConfigError";
-  } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("block"), std::string::npos) << e.what();
-  }
+      "tolerance": 1e-8, "convergence": "RELATIVE_INI_CORE", "monitor_residual": 1,
+      "max_iters": 100, "preconditioner": {"scope": "amg", "solver": "AMG",
+      "algorithm": "CLASSICAL", "max_iters": 1}}})");
+  s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz(), 2);
+  const auto b = testing::random_vector<double>(A.nrows, 3);
+  std::vector<double> x(A.nrows, 0.0);
+  EXPECT_EQ(s.solve(b.data(), x.data(), A.nrows, false).status, Status::kSuccess);
+  EXPECT_LE(testing::relative_residual(A, x, b), 1.01e-8);
 }
 
 TEST(Block, BlockDimMustDivideRows) {

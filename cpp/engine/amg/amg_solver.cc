@@ -124,6 +124,11 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
       L.ops = TransferOperators<T>();
       L.galerkin.clear();
       give_near_nullspace(l);
+      if (l > 0) {
+        if (const std::vector<Index>* f = levels_[l - 1].coarsening->coarse_functions()) {
+          L.coarsening->set_functions(*f);
+        }
+      }
       L.coarsening->build(*L.A, L.ops);
     }
     AmgSetupTimings::Level lt;

@@ -44,8 +44,16 @@ class Coarsening {
   // vectors after build() (nullptr: the coarse level gets none).
   virtual bool set_near_nullspace(const NearNullspace& /*B*/) { return false; }
   virtual const NearNullspace* coarse_near_nullspace() const { return nullptr; }
-  // Block size of the coarse matrix (smoothed aggregation with m vectors: m).
+  // Block size of the coarse matrix (smoothed aggregation with m vectors: m;
+  // classical AMG on a block system: 1, its levels being unknown-based).
   virtual Index coarse_block_dim(Index fine_block_dim) const { return fine_block_dim; }
+  // The function (the kind of unknown: x, y or z displacement, ...) of each
+  // row of a level below the finest, given before build(); the finest
+  // level's follow from its block_dim (row i: i mod block_dim). A
+  // coarsening that uses them (classical AMG) hands the coarse level's after
+  // build(); the others ignore them and return nullptr.
+  virtual void set_functions(const std::vector<Index>& /*functions*/) {}
+  virtual const std::vector<Index>* coarse_functions() const { return nullptr; }
   // Wall-clock seconds of the phases of the last build/rebuild, by name
   // (statistics only; empty if the algorithm does not time itself).
   virtual std::vector<std::pair<std::string, double>> phase_seconds() const { return {}; }

@@ -54,6 +54,15 @@ def _is_amg(solver: Any) -> bool:
     return isinstance(solver, dict) and solver.get("solver") == _AMG
 
 
+def _user_algorithm(user_outer: dict, kwargs: dict) -> Any:
+    """The `algorithm` the user's AMG preconditioner names (keyword argument
+    first), or None."""
+    for precond in (kwargs.get("preconditioner"), user_outer.get("preconditioner")):
+        if isinstance(precond, dict) and "algorithm" in precond:
+            return precond["algorithm"]
+    return None
+
+
 def _block_amg_defaults(mpi: bool) -> dict:
     amg = {
         "scope": "amg",
@@ -138,13 +147,6 @@ def prepare_config(
     if user_config is not None and not isinstance(user_config, dict):
         raise TypeError(f"`config` must be a dict or None, got {type(user_config).__name__}.")
     outer = copy.deepcopy(DEFAULT_CONFIG["solver"])
-    amg_defaults = outer["preconditioner"]
-    if block_dim > 1:
-        amg_defaults = _block_amg_defaults(mpi)
-    if singular:
-        amg_defaults = singular_coarse(amg_defaults)
-    outer["preconditioner"] = amg_defaults
-
     user = copy.deepcopy(user_config or {})
     version = user.get("config_version", 2)
     if isinstance(version, bool) or version not in (1, 2):
@@ -159,6 +161,15 @@ def prepare_config(
         user_outer = user["solver"]
     else:
         user_outer = {k: v for k, v in user.items() if k != "config_version"}
+
+    amg_defaults = outer["preconditioner"]
+    # A block system gets aggregation's defaults, unless the user's AMG asks
+    # for classical coarsening (unknown-based there): then the scalar ones.
+    if block_dim > 1 and _user_algorithm(user_outer, kwargs) != "CLASSICAL":
+        amg_defaults = _block_amg_defaults(mpi)
+    if singular:
+        amg_defaults = singular_coarse(amg_defaults)
+    outer["preconditioner"] = amg_defaults
 
     if "preconditioner" in user_outer and not _is_amg(user_outer["preconditioner"]):
         outer.pop("preconditioner")
@@ -266,10 +277,11 @@ def validate_config(cfg: dict, *, mpi: bool = False, block_dim: int = 1) -> None
                 f"`smoother` in {where} must be a solver name or a dict, "
                 f"got {type(smoother).__name__}."
             )
-        if block_dim > 1 and amg.get("algorithm", "CLASSICAL") == "CLASSICAL":
+        if mpi and block_dim > 1 and amg.get("algorithm", "CLASSICAL") == "CLASSICAL":
             raise ConfigError(
-                f"{where}: classical AMG does not support block_dim={block_dim}; use "
-                "`algorithm: AGGREGATION` (the block default) or block_dim=1."
+                f"{where}: classical AMG does not support block_dim={block_dim} on a matrix "
+                "distributed over several processes; use `algorithm: AGGREGATION` (the block "
+                "default) or block_dim=1."
             )
         if mpi and block_dim > 1 and _names_dense_lu(amg.get("coarse_solver")):
             raise ConfigError(

@@ -13,13 +13,44 @@
 namespace jaxamg::classical {
 
 template <class T>
-void ClassicalCoarsening<T>::build(const CsrMatrix<T>& A, TransferOperators<T>& ops) {
-  if (A.block_dim > 1) {  // strength of connection is scalar only (as in AmgX)
-    throw ConfigError("algorithm CLASSICAL does not support block_dim = " +
-                      std::to_string(A.block_dim) +
-                      " (AmgX: Unsupported block size for strong connections); use algorithm "
-                      "AGGREGATION for block systems");
+const CsrMatrix<T>& ClassicalCoarsening<T>::within_functions(const CsrMatrix<T>& A,
+                                                             CsrMatrix<T>& filtered) {
+  if (functions_.empty() && A.block_dim > 1) {
+    functions_.resize(static_cast<std::size_t>(A.nrows));
+    for (Index i = 0; i < A.nrows; ++i) functions_[i] = i % A.block_dim;
   }
+  if (functions_.empty()) return A;
+  if (static_cast<Index>(functions_.size()) != A.nrows) {
+    throw SetupError("classical coarsening: " + std::to_string(functions_.size()) +
+                     " functions given for a level of " + std::to_string(A.nrows) + " rows");
+  }
+  filtered = CsrMatrix<T>();
+  filtered.nrows = filtered.ncols = A.nrows;
+  filtered.row_ptr.assign(static_cast<std::size_t>(A.nrows) + 1, 0);
+  filtered.col.reserve(A.col.size());
+  filtered.val.reserve(A.val.size());
+  const Index* f = functions_.data();
+  for (Index i = 0; i < A.nrows; ++i) {
+    for (Index q = A.row_ptr[i]; q < A.row_ptr[i + 1]; ++q) {
+      if (f[A.col[q]] != f[i]) continue;
+      filtered.col.push_back(A.col[q]);
+      filtered.val.push_back(A.val[q]);
+    }
+    filtered.row_ptr[i + 1] = static_cast<Index>(filtered.col.size());
+  }
+  filtered.find_diagonal();
+  return filtered;
+}
+
+template <class T>
+void ClassicalCoarsening<T>::build(const CsrMatrix<T>& fine, TransferOperators<T>& ops) {
+  if (fine.dist && (fine.block_dim > 1 || !functions_.empty())) {
+    throw ConfigError("algorithm CLASSICAL does not support block_dim = " +
+                      std::to_string(fine.block_dim) +
+                      " on a distributed matrix; use algorithm AGGREGATION for block systems");
+  }
+  CsrMatrix<T> filtered;
+  const CsrMatrix<T>& A = within_functions(fine, filtered);
   timings_ = {};
   double t0 = omp_get_wtime();
   const std::vector<Index> dpos = diagonal_positions(A);
@@ -48,8 +79,14 @@ void ClassicalCoarsening<T>::build(const CsrMatrix<T>& A, TransferOperators<T>& 
   if (p_.selector == Selector::kPmis || p_.selector == Selector::kHmis) cf_first_.clear();
   strong_ = std::move(S.strong);
   S = StrengthGraph();  // the graph itself is not needed any more
-  built_rows_ = A.nrows;
-  built_nnz_ = A.nnz();
+  built_rows_ = fine.nrows;
+  built_nnz_ = fine.nnz();
+  coarse_functions_.clear();
+  if (!functions_.empty()) {
+    for (Index i = 0; i < A.nrows; ++i) {
+      if (cf_[i] == kCoarse) coarse_functions_.push_back(functions_[i]);
+    }
+  }
   t0 = omp_get_wtime();
   timings_.selection = t0 - t1;
   interpolate(A, dpos, nullptr, ops);
@@ -89,23 +126,25 @@ void ClassicalCoarsening<T>::unpack_strong() {
 }
 
 template <class T>
-void ClassicalCoarsening<T>::rebuild(const CsrMatrix<T>& A, TransferOperators<T>& ops) {
-  if (A.nrows != built_rows_ || A.nnz() != built_nnz_) {
+void ClassicalCoarsening<T>::rebuild(const CsrMatrix<T>& fine, TransferOperators<T>& ops) {
+  if (fine.nrows != built_rows_ || fine.nnz() != built_nnz_) {
     std::ostringstream os;
-    os << "classical coarsening resetup: the matrix has " << A.nrows << " rows and " << A.nnz()
-       << " entries but the last setup saw " << built_rows_ << " rows and " << built_nnz_
+    os << "classical coarsening resetup: the matrix has " << fine.nrows << " rows and "
+       << fine.nnz() << " entries but the last setup saw " << built_rows_ << " rows and " << built_nnz_
        << "; a resetup needs the same sparsity, run a full setup instead";
     throw InvalidInput(os.str());
   }
-  if (ops.P.nrows != A.nrows || ops.P.ncols != n_coarse_ ||
-      static_cast<Index>(ops.P.row_ptr.size()) != A.nrows + 1) {
+  if (ops.P.nrows != fine.nrows || ops.P.ncols != n_coarse_ ||
+      static_cast<Index>(ops.P.row_ptr.size()) != fine.nrows + 1) {
     std::ostringstream os;
     os << "classical coarsening resetup: P is " << ops.P.nrows << " x " << ops.P.ncols
-       << " but the last setup built a " << A.nrows << " x " << n_coarse_
+       << " but the last setup built a " << fine.nrows << " x " << n_coarse_
        << " P; pass the transfer operators of that setup, or run a full setup";
     throw InvalidInput(os.str());
   }
   timings_ = {};
+  CsrMatrix<T> filtered;
+  const CsrMatrix<T>& A = within_functions(fine, filtered);
   const std::vector<Index> dpos = diagonal_positions(A);
   const CsrMatrix<T> pattern = std::move(ops.P);
   unpack_strong();

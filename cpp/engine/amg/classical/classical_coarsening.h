@@ -47,6 +47,18 @@ class ClassicalCoarsening : public Coarsening<T> {
 
   bool restriction_is_transpose() const override { return true; }
 
+  // Block systems (block_dim k > 1, or functions given for a coarse level)
+  // are coarsened unknown by unknown, as hypre's num_functions: strength
+  // and interpolation see only the couplings between unknowns of the same
+  // function (the others are dropped, not lumped), so every coarse point
+  // interpolates its own function. The coarse matrix R A P keeps every
+  // coupling; its levels are scalar, each point tagged with its function.
+  void set_functions(const std::vector<Index>& functions) override { functions_ = functions; }
+  const std::vector<Index>* coarse_functions() const override {
+    return coarse_functions_.empty() ? nullptr : &coarse_functions_;
+  }
+  Index coarse_block_dim(Index /*fine_block_dim*/) const override { return 1; }
+
   const ClassicalParams& params() const { return p_; }
   // kCoarse / kFine per fine point, from the last build.
   const std::vector<int8_t>& splitting() const { return cf_; }
@@ -62,6 +74,9 @@ class ClassicalCoarsening : public Coarsening<T> {
  private:
   void interpolate(const CsrMatrix<T>& A, const std::vector<Index>& diag_pos,
                    const CsrMatrix<T>* pattern, TransferOperators<T>& ops);
+  // A itself, or (with several functions) its couplings within a function,
+  // stored in `filtered`.
+  const CsrMatrix<T>& within_functions(const CsrMatrix<T>& A, CsrMatrix<T>& filtered);
 
   ClassicalParams p_;
   void pack_strong();
@@ -76,6 +91,7 @@ class ClassicalCoarsening : public Coarsening<T> {
   std::vector<int8_t> cf_first_;  // first-stage splitting (two-stage interpolation)
   Index n_coarse_ = 0;
   Index built_rows_ = -1, built_nnz_ = -1;
+  std::vector<Index> functions_, coarse_functions_;  // empty: one function
   ClassicalTimings timings_;
 };
 
