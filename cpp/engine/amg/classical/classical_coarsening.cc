@@ -130,8 +130,8 @@ void ClassicalCoarsening<T>::rebuild(const CsrMatrix<T>& fine, TransferOperators
   if (fine.nrows != built_rows_ || fine.nnz() != built_nnz_) {
     std::ostringstream os;
     os << "classical coarsening resetup: the matrix has " << fine.nrows << " rows and "
-       << fine.nnz() << " entries but the last setup saw " << built_rows_ << " rows and " << built_nnz_
-       << "; a resetup needs the same sparsity, run a full setup instead";
+       << fine.nnz() << " entries but the last setup saw " << built_rows_ << " rows and "
+       << built_nnz_ << "; a resetup needs the same sparsity, run a full setup instead";
     throw InvalidInput(os.str());
   }
   if (ops.P.nrows != fine.nrows || ops.P.ncols != n_coarse_ ||
