@@ -3,13 +3,18 @@ without the rigid-body modes, and PyAMG's smoothed_aggregation_solver with
 them, as PCG preconditioners to a relative residual of 1e-8.
 
 Problems (assembled with scikit-fem): a unit square (Q1, 2D) or cube (Hex1,
-3D) of isotropic material (E = 1, nu = 0.3) clamped on the face x = 0, under
+3D) of isotropic material (E = 1, nu = 0.3 or --nu) clamped on the face x = 0, under
 its own weight (a uniform body force -e_y). Unknowns are node-interleaved
 (block_dim = dimension); the near null space is the 3 (2D) or 6 (3D)
 rigid-body modes of the free nodes.
 
     .venv/bin/python bench/elasticity.py                 # 2D 32..256, 3D 8..24
     .venv/bin/python bench/elasticity.py --dims 2 --sizes2 32 64
+    .venv/bin/python bench/elasticity.py --dims 3 --sizes3 16 --nu 0.3 0.45 0.49 --classical
+
+--classical adds classical AMG (PMIS, D2, theta 0.25, symmetric multicolour
+GS) on the block system (unknown-based coarsening) and on the same matrix
+as a scalar one (every coupling), both as PCG preconditioners.
 
 Prints one markdown table: level, unknowns, solver, iterations, setup and
 solve seconds (wall clock around the calls), operator complexity
@@ -31,7 +36,35 @@ CONFIG = "PCG_SA_NEAR_NULLSPACE"  # a shipped config
 TOL = 1e-8
 
 
-def elasticity(dim: int, cells: int):
+CLASSICAL = {
+    "config_version": 2,
+    "solver": {
+        "scope": "main",
+        "solver": "PCG",
+        "max_iters": 500,
+        "tolerance": TOL,
+        "convergence": "RELATIVE_INI_CORE",
+        "monitor_residual": 1,
+        "preconditioner": {
+            "scope": "amg",
+            "solver": "AMG",
+            "algorithm": "CLASSICAL",
+            "selector": "PMIS",
+            "interpolator": "D2",
+            "strength_threshold": 0.25,
+            "max_iters": 1,
+            "presweeps": 1,
+            "postsweeps": 1,
+            "min_coarse_rows": 64,
+            "dense_lu_num_rows": 64,
+            "coarse_solver": "DENSE_LU_SOLVER",
+            "smoother": {"scope": "gs", "solver": "MULTICOLOR_GS", "symmetric_GS": 1},
+        },
+    },
+}
+
+
+def elasticity(dim: int, cells: int, nu: float = 0.3):
     """(A, b, coordinates of the free nodes): K u = f on the clamped block."""
     import skfem
     from skfem.models.elasticity import lame_parameters, linear_elasticity
@@ -50,7 +83,7 @@ def elasticity(dim: int, cells: int):
     expected = dim * np.arange(mesh.nvertices)[None, :] + np.arange(dim)[:, None]
     if basis.N != dim * mesh.nvertices or not np.array_equal(nodal, expected):
         raise RuntimeError("scikit-fem numbered the vector dofs other than node-interleaved")
-    K = skfem.asm(linear_elasticity(*lame_parameters(1.0, 0.3)), basis)
+    K = skfem.asm(linear_elasticity(*lame_parameters(1.0, nu)), basis)
 
     @skfem.LinearForm
     def weight(v, w):
@@ -129,6 +162,8 @@ def main() -> None:
     p.add_argument(
         "--config", default=CONFIG, help="engine config: a shipped config's name or a JSON file"
     )
+    p.add_argument("--nu", type=float, nargs="+", default=[0.3], help="Poisson ratios")
+    p.add_argument("--classical", action="store_true", help="add classical AMG (see above)")
     p.add_argument("--no-pyamg", action="store_true")
     args = p.parse_args()
 
@@ -139,20 +174,28 @@ def main() -> None:
             config_text = json.dumps(json.load(fh))
     else:
         config_text = json.dumps(jaxamg.config.load(args.config))
+    classical = json.dumps(CLASSICAL)
     rows = []
-    for dim in args.dims:
-        for cells in args.sizes2 if dim == 2 else args.sizes3:
-            A, b, coords = elasticity(dim, cells)
-            modes = jaxamg.rigid_body_modes(coords)
-            runs = [
-                ("jaxamg SA + rigid modes", run_engine(A, b, dim, modes, config_text)),
-                ("jaxamg SA, translations only", run_engine(A, b, dim, None, config_text)),
-            ]
-            if not args.no_pyamg:
-                runs.append(("PyAMG SA + rigid modes", run_pyamg(A, b, dim, modes)))
-            for name, r in runs:
-                rows.append((f"{dim}D {cells}^{dim}", A.shape[0], name, r))
-                print(f"# {dim}D {cells}: {name}: {r}", flush=True)
+    for dim, cells, nu in [
+        (d, c, nu)
+        for d in args.dims
+        for c in (args.sizes2 if d == 2 else args.sizes3)
+        for nu in args.nu
+    ]:
+        A, b, coords = elasticity(dim, cells, nu)
+        modes = jaxamg.rigid_body_modes(coords)
+        runs = [
+            ("jaxamg SA + rigid modes", run_engine(A, b, dim, modes, config_text)),
+            ("jaxamg SA, translations only", run_engine(A, b, dim, None, config_text)),
+        ]
+        if args.classical:
+            runs.append(("jaxamg classical, unknown-based", run_engine(A, b, dim, None, classical)))
+            runs.append(("jaxamg classical, every coupling", run_engine(A, b, 1, None, classical)))
+        if not args.no_pyamg:
+            runs.append(("PyAMG SA + rigid modes", run_pyamg(A, b, dim, modes)))
+        for name, r in runs:
+            rows.append((f"{dim}D {cells}^{dim}, nu {nu}", A.shape[0], name, r))
+            print(f"# {dim}D {cells} nu {nu}: {name}: {r}", flush=True)
     print()
     print(
         "| problem | unknowns | solver | iterations | setup s | solve s | op. complexity "
