@@ -603,8 +603,9 @@ def render_page() -> str:
         "Measurements without a current family here (GPU kernel timings, setup phases, "
         "512³ on the H200, call times, the CPU solve's traffic model, distributed "
         "smoothers' iteration counts, the GPU's Krylov methods on the one engine and FGMRES "
-        "on the GPU against the tree before, and the multicolour smoothers on the GPU "
-        "against the host engine, H100, 2026-12-06) are in the reports of "
+        "on the GPU against the tree before, the multicolour smoothers and IDR on the GPU "
+        "against the host engine, H100, 2026-12-06, and 3-D elasticity at ν up to 0.49, "
+        "where the shipped SA config's block Jacobi smoother diverged) are in the reports of "
         "[bench/results/history/](bench/results/history/README.md).",
         "",
     ]
