@@ -34,32 +34,11 @@ def elasticity_3d(cells, nu):
 
 
 def classical(tolerance=1e-10):
-    return {
-        "config_version": 2,
-        "solver": {
-            "scope": "main",
-            "solver": "PCG",
-            "max_iters": 300,
-            "tolerance": tolerance,
-            "convergence": "RELATIVE_INI_CORE",
-            "monitor_residual": 1,
-            "preconditioner": {
-                "scope": "amg",
-                "solver": "AMG",
-                "algorithm": "CLASSICAL",
-                "selector": "PMIS",
-                "interpolator": "D2",
-                "strength_threshold": 0.25,
-                "max_iters": 1,
-                "presweeps": 1,
-                "postsweeps": 1,
-                "min_coarse_rows": 64,
-                "dense_lu_num_rows": 64,
-                "coarse_solver": "DENSE_LU_SOLVER",
-                "smoother": {"scope": "gs", "solver": "MULTICOLOR_GS", "symmetric_GS": 1},
-            },
-        },
-    }
+    """The shipped PCG + classical AMG (PMIS, D2, theta 0.25, symmetric
+    multicolour GS) to `tolerance`."""
+    cfg = jaxamg.config.load("PCG_CLASSICAL_MCGS_T025")
+    cfg["solver"]["tolerance"] = tolerance
+    return cfg
 
 
 @pytest.fixture(scope="module")
