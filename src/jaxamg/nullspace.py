@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from ._core import host_math
 from ._core.matrix import compiled_for, on_accelerator
 
 __all__ = [
@@ -209,7 +210,7 @@ def validate_basis(basis: Any, name: str = "nullspace", reduce: Any = None) -> N
             "pass independent columns (drop the zero one)."
         )
     unit = B / norms
-    gram = unit.T @ unit
+    gram = host_math.gram(unit)  # not BLAS: see host_math
     if reduce is not None:
         (gram,) = reduce((gram,))
     eigenvalues = np.linalg.eigvalsh(gram)

@@ -5,5 +5,6 @@ matrix normalisation (``matrix``, ``structure``), input checks (``checks``),
 configuration's defaults and rules (``default_config``, ``config_rules``),
 process settings (``threads``, ``xla_setup``), the differentiable core
 (``linear_solve``), the vectors smoothed aggregation keeps
-(``aggregation_modes``), collective ordering (``operand_order``) and the
+(``aggregation_modes``), host products without a threaded BLAS
+(``host_math``), collective ordering (``operand_order``) and the
 Matrix Market reader of the command line (``mtx``)."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from . import host_math
 from .matrix import is_concrete
 
 _WHO = "`jaxamg.solve`"
@@ -94,7 +95,9 @@ def _rank(values: np.ndarray) -> int:
     values = values[:, norms > 0] / norms[norms > 0]
     if values.shape[1] == 0:
         return 0
-    s = np.linalg.svd(values, compute_uv=False)
+    # The SVD of R: a BLAS SVD of the tall array would spin BLAS threads
+    # (host_math).
+    s = np.linalg.svd(host_math.triangular_factor(values), compute_uv=False)
     return int(np.count_nonzero(s > s[0] * max(values.shape) * np.finfo(np.float64).eps * 16))
 
 
