@@ -83,10 +83,25 @@ PCG_CHEBY = {
 }
 
 
+IDRMSYNC_AGGREGATION = {
+    "solver": "IDRMSYNC",
+    "subspace_dim_s": 4,
+    "tolerance": 1e-10,
+    "preconditioner": {
+        "solver": "AMG",
+        "algorithm": "AGGREGATION",
+        "selector": "SIZE_2",
+        "smoother": {"scope": "l1", "solver": "JACOBI_L1"},
+    },
+}
+
+
 # 12^3 = 1728 rows: the engine's reductions are serial, so batched and
 # one-lane solves agree bit for bit.
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("config", [None, PCG_CHEBY], ids=["default", "pcg_cheby"])
+@pytest.mark.parametrize(
+    "config", [None, PCG_CHEBY, IDRMSYNC_AGGREGATION], ids=["default", "pcg_cheby", "idrmsync"]
+)
 def test_vmap_over_b_matches_eager_lanes_and_spsolve(rng, dtype, config):
     A_sp = poisson3d(12).astype(dtype)
     A = jsparse.BCSR.from_scipy_sparse(A_sp)

@@ -20,10 +20,13 @@
 #include "backend/lanes/vector_backend.h"
 #include "batched/batched_krylov.h"
 #include "problems.h"
+#include "test_batched_util.h"
 #include "solvers/krylov/gmres_method.h"
 
 namespace jaxamg {
 namespace {
+
+using testing::check;
 
 // `method` with restart `restart` (and FGMRES's gmres_krylov_dim `dim`),
 // norm `norm`, around `precond` (NOSOLVER: none).
@@ -38,78 +41,6 @@ std::string config(const std::string& method, int restart, int dim, const std::s
          R"(", "algorithm": "CLASSICAL", "selector": "PMIS", "max_iters": 1,
          "smoother": {"scope": "s", "solver": "BLOCK_JACOBI", "relaxation_factor": 0.9},
          "coarse_solver": "DENSE_LU_SOLVER"}}})";
-}
-
-// Seven right-hand sides: random ones of different scales, a zero one, and
-// one whose guess is close to its solution; with x0, random guesses on some
-// lanes.
-struct Lanes {
-  std::vector<double> B, X0;
-};
-Lanes make_lanes(const CsrMatrix<double>& A, bool with_x0) {
-  const Index n = A.nrows;
-  const double scale[] = {1.0, 1e3, 1e-2, 0.0, 1.0, 7.0, 1.0};
-  Lanes L;
-  for (int j = 0; j < 7; ++j) {
-    std::vector<double> b = testing::random_vector<double>(n, 300 + j);
-    std::vector<double> x0(n, 0.0);
-    for (double& v : b) v *= scale[j];
-    if (j == 6) {
-      // b = A xs, x0 = xs + a small perturbation: few iterations.
-      const std::vector<double> xs = testing::random_vector<double>(n, 400);
-      cpu::spmv(A, xs.data(), b.data());
-      if (with_x0) {
-        x0 = testing::random_vector<double>(n, 401);
-        for (Index i = 0; i < n; ++i) x0[i] = xs[i] + 1e-5 * x0[i];
-      }
-    } else if (with_x0 && (j == 1 || j == 4)) {
-      x0 = testing::random_vector<double>(n, 500 + j);
-    }
-    L.B.insert(L.B.end(), b.begin(), b.end());
-    L.X0.insert(L.X0.end(), x0.begin(), x0.end());
-  }
-  return L;
-}
-
-// Solves the lanes one by one and batched (batched::solve_batched, so the
-// batched path must run) and expects the same numbers bit for bit. Returns
-// the lanes' iteration counts.
-template <class T>
-std::vector<int> check(const std::string& cfg, const CsrMatrix<double>& Ad, bool use_x0) {
-  CsrMatrix<T> A;
-  if constexpr (std::is_same<T, double>::value) {
-    A = Ad;
-  } else {
-    A = convert_values<T>(Ad);
-  }
-  const Index n = A.nrows;
-  LinearSolver<T> s(cfg);
-  s.setup(n, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
-  const Lanes L = make_lanes(Ad, use_x0);
-  const int k = static_cast<int>(L.B.size() / n);
-  const std::vector<T> B(L.B.begin(), L.B.end()), X0(L.X0.begin(), L.X0.end());
-
-  std::vector<T> X = X0;
-  std::vector<batched::LaneResult> many;
-  EXPECT_TRUE(batched::solve_batched(s.solver(), B.data(), X.data(), n, k, use_x0, &many));
-  std::vector<int> iterations;
-  for (int j = 0; j < k; ++j) {
-    SCOPED_TRACE("lane " + std::to_string(j));
-    std::vector<T> x(X0.begin() + j * n, X0.begin() + (j + 1) * n);
-    const SolveResult one = s.solve(B.data() + j * n, x.data(), n, use_x0);
-    iterations.push_back(one.iterations);
-    EXPECT_EQ(many[j].status, one.status);
-    EXPECT_EQ(many[j].iterations, one.iterations);
-    EXPECT_EQ(many[j].history, one.history);
-    EXPECT_EQ(many[j].residual, one.residual);
-    EXPECT_TRUE(std::equal(x.begin(), x.end(), X.begin() + j * n)) << "solution differs";
-  }
-  // The batched path of LinearSolver (solve_many) gives the same.
-  std::vector<T> Xm = X0;
-  const std::vector<SolveResult> viaapi = s.solve_many(B.data(), Xm.data(), n, k, use_x0);
-  EXPECT_EQ(Xm, X);
-  for (int j = 0; j < k; ++j) EXPECT_EQ(viaapi[j].iterations, many[j].iterations);
-  return iterations;
 }
 
 // Lanes finish at different iterations, after several restarts.
@@ -170,30 +101,7 @@ TEST(BatchedGmres, UnmonitoredLanesRunMaxIters) {
 // Drives the method itself: lanes are (re)started at different iterations,
 // so they run different Arnoldi steps together, and every lane must follow
 // the one-lane backend's run with the same restarts.
-struct Op {
-  const CsrMatrix<double>& A;
-  const double* b;
-  int k;  // 0: one lane (the CPU backend)
-  void matvec(const double* x, double* y) const {
-    if (k == 0) {
-      cpu::spmv(A, x, y);
-    } else {
-      lanes::spmv(A, x, y, k);
-    }
-  }
-  void precondition(const double* r, double* z) const {
-    // A fixed diagonal scaling stands for M.
-    const std::size_t n = A.nrows, w = k == 0 ? 1 : k;
-    for (std::size_t i = 0; i < n * w; ++i) z[i] = r[i] * (1.0 + 0.25 * ((i / w) % 3));
-  }
-  void residual(const double* x, double* r) const {
-    if (k == 0) {
-      cpu::residual(A, x, b, r);
-    } else {
-      lanes::residual(A, x, b, r, k);
-    }
-  }
-};
+using Op = testing::LaneOperator;
 
 void run_staggered(const GmresShape& shape) {
   const auto A = testing::convection_diffusion2d<double>(12, 0.05);

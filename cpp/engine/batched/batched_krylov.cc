@@ -14,6 +14,8 @@
 #include "solvers/krylov/cg_method.h"
 #include "solvers/krylov/gmres_cycle.h"
 #include "solvers/krylov/gmres_method.h"
+#include "solvers/krylov/idr_method.h"
+#include "solvers/krylov/idr_solver.h"
 #include "solvers/krylov/krylov_solver.h"
 
 namespace jaxamg::batched {
@@ -32,6 +34,13 @@ constexpr bool kIsGmres = false;
 template <class T>
 constexpr bool kIsGmres<GmresMethod<VectorBackend<T>>> = true;
 
+// IDR's step within the cycle is shared by the lanes: a lane restarting
+// while the others go on is held until the cycle ends.
+template <class M>
+constexpr bool kIsIdr = false;
+template <class T>
+constexpr bool kIsIdr<IdrMethod<VectorBackend<T>>> = true;
+
 bool any(const Mask& m) { return std::find(m.begin(), m.end(), 1) != m.end(); }
 
 // One right-hand side: Solver<T>::solve's loop state (the method's
@@ -45,12 +54,13 @@ struct Lane {
   bool from_recurrence = false;  // the last norm came from the recurrence
   bool done = false;            // the method's inner loop stopped
   bool finished = false;        // final: to be written out and dropped
+  bool held = false;            // waits to restart (IDR: until the cycle ends)
   // The true residual of the last failed check (a restart must halve it).
   double rejected_true_norm = std::numeric_limits<double>::infinity();
 };
 
-// The batched solve of one Krylov method M (CgMethod, BicgstabMethod or
-// GmresMethod on the lanes backend): the per-lane loop of Solver<T>::solve
+// The batched solve of one Krylov method M (CgMethod, BicgstabMethod,
+// GmresMethod or IdrMethod on the lanes backend): the per-lane loop of Solver<T>::solve
 // around M's iterations.
 template <class T, class M>
 class KrylovBatch final : public BatchSolver<T> {
@@ -128,6 +138,18 @@ class KrylovBatch final : public BatchSolver<T> {
   // first pass from a zero guess), then the method's own start.
   void init_lanes() {
     const int k = be_.lanes();
+    const bool every = std::all_of(lanes_.begin(), lanes_.end(),
+                                   [](const Lane& L) { return L.need_init; });
+    if constexpr (kIsIdr<M>) {
+      if (!every && !method_.can_start_lanes()) {
+        for (int j = 0; j < k; ++j) {
+          if (!lanes_[j].need_init) continue;
+          lanes_[j].held = true;
+          be_.slots(j)[M::S::kHeld] = 1.0;
+        }
+        return;
+      }
+    }
     Mask zero(k, 0), from_x(k, 0);
     bool some = false;
     for (int j = 0; j < k; ++j) {
@@ -136,7 +158,7 @@ class KrylovBatch final : public BatchSolver<T> {
       some = true;
       be_.slots(j)[M::S::kInit] = 1.0;
       (x_is_zero_ && L.first_pass ? zero : from_x)[j] = 1;
-      L.need_init = L.first_pass = L.from_recurrence = false;
+      L.need_init = L.first_pass = L.from_recurrence = L.held = false;
     }
     if (!some) return;
     if (any(zero)) {
@@ -147,7 +169,11 @@ class KrylovBatch final : public BatchSolver<T> {
       residual(A_, x_.data(), b_.data(), w_.data(), k);
       copy<T>(n_, k, w_.data(), r_.data(), from_x.data());
     }
-    method_.init(r_.data());
+    if constexpr (kIsIdr<M>) {
+      method_.init(r_.data(), every);
+    } else {
+      method_.init(r_.data());
+    }
   }
 
   // The operator and preconditioner of M's iterations on the current block
@@ -181,6 +207,7 @@ class KrylovBatch final : public BatchSolver<T> {
     Mask check(k(), 0), ending(k(), 0);
     for (int j = 0; j < k(); ++j) {
       Lane& L = lanes_[j];
+      if (L.held) continue;  // it took no step
       const IterationResult step = M::outcome(be_.slots(j));
       if constexpr (kIsGmres<M>) {
         if (monitor && s_.norm_type() == NormType::kL2) {
@@ -282,8 +309,10 @@ class KrylovBatch final : public BatchSolver<T> {
     if (static_cast<int>(keep.size()) == k()) return;
     std::vector<Vector<T>*> blocks{&x_, &b_, &r_};
     for (Vector<T>* v : method_.state_vectors()) blocks.push_back(v);
+    const int before = k();
     be_.keep_lanes(keep, blocks, &spare_);
     if constexpr (kIsGmres<M>) method_.relink();
+    if constexpr (kIsIdr<M>) method_.lanes_dropped(before);
     std::vector<Lane> kept;
     for (int j : keep) kept.push_back(std::move(lanes_[j]));
     lanes_ = std::move(kept);
@@ -316,7 +345,10 @@ std::unique_ptr<BatchSolver<T>> make_batch_solver(const Solver<T>& s, int lanes)
   if (!krylov) return nullptr;
   const bool cg = s.name() == "PCG" || s.name() == "PCGF";
   const auto* gmres = dynamic_cast<const krylov::GmresCycle<T>*>(&s);
-  if (!cg && !gmres && s.name() != "PBICGSTAB" && s.name() != "BICGSTAB") return nullptr;
+  const auto* idr = dynamic_cast<const krylov::IdrSolver<T>*>(&s);
+  if (!cg && !gmres && !idr && s.name() != "PBICGSTAB" && s.name() != "BICGSTAB") {
+    return nullptr;
+  }
   std::unique_ptr<Node<T>> precond;
   if (const Solver<T>* pc = krylov->preconditioner()) {
     precond = make_node(*pc, cap, /*as_solve=*/true);
@@ -339,6 +371,13 @@ std::unique_ptr<BatchSolver<T>> make_batch_solver(const Solver<T>& s, int lanes)
     return std::make_unique<KrylovBatch<T, Method>>(
         s, std::move(precond), cap, Method::layout(shape).count(),
         [&](VectorBackend<T>& be) { return Method(be, shape, track); });
+  }
+  if (idr) {
+    using Method = IdrMethod<VectorBackend<T>>;
+    const IdrShape shape = idr->shape(s.matrix().nrows, 0);
+    return std::make_unique<KrylovBatch<T, Method>>(
+        s, std::move(precond), cap, Method::layout(shape).count(),
+        [&](VectorBackend<T>& be) { return Method(be, shape); });
   }
   return std::make_unique<KrylovBatch<T, BicgstabMethod<VectorBackend<T>>>>(
       s, std::move(precond), cap, BicgstabSlots::kCount, [&](VectorBackend<T>& be) {

@@ -133,6 +133,7 @@ void OuterKrylov<T>::init(const T* r) {
     m.be.set_slot(BicgstabSlots::kInit, 1.0);
     m.bicgstab->init(r);
   } else if (m.idr) {
+    m.be.set_slot(IdrSlots::kInit, 1.0);
     m.idr->init(r);
   } else {
     m.be.set_slot(GmresSlots::kInit, 1.0);

@@ -31,6 +31,7 @@ class VectorBackend {
       : n_(n), slots_(slots, 0.0), reducer_(reducer) {}
 
   std::size_t size() const { return n_; }
+  int lanes() const { return 1; }
   vector_type make_vector() const { return vector_type(n_, T(0)); }
 
   // The scalars of the one lane (host memory: the caller may read them).

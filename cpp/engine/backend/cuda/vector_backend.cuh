@@ -206,6 +206,7 @@ class VectorBackend {
   }
 
   std::size_t size() const { return n_; }
+  int lanes() const { return 1; }
   cudaStream_t stream() const { return stream_; }
   // Later kernels run on `stream` (e.g. the stream of a CUDA graph capture).
   void set_stream(cudaStream_t stream) { stream_ = stream; }

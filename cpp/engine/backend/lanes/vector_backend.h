@@ -43,6 +43,7 @@ class VectorBackend {
   // Blocks the vectors are sized for, and the lanes of the current block.
   int capacity() const { return cap_; }
   int lanes() const { return k_; }
+  std::size_t size() const { return n_; }  // rows
   // Starts a block of k <= capacity() lanes, every slot zero.
   void start(int k) {
     k_ = k;
@@ -77,6 +78,14 @@ class VectorBackend {
     for (int j = 0; j < k_; ++j) {
       if (backend::selected(slots(j), mask)) slots(j)[slot] = sums_[j];
     }
+  }
+  // s_j[slot + i] = <xs[i]_j, y_j> for i < count, the lanes `mask` selects.
+  void dots(const T* const* xs, int count, const T* y, int slot, int mask = backend::kAllLanes) {
+    for (int i = 0; i < count; ++i) dot(xs[i], y, slot + i, mask);
+  }
+  // Every lane of y = the host array `values` (n entries).
+  void upload(const T* values, T* y) {
+    for (int j = 0; j < k_; ++j) set_lane<T>(n_, k_, j, values, y);
   }
   void fill_zero(T* y) { lanes::fill<T>(n_, k_, T(0), y); }
   void copy(const T* x, T* y, int mask) {

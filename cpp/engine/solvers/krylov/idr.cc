@@ -1,26 +1,21 @@
 // The host solvers IDR and IDRMSYNC: the one IDR(s) method (idr_method.h)
-// on the CPU backend, inside the generic loop of Solver<T>. The shadow
-// space has s = subspace_dim_s vectors, at most the global number of rows
-// (more cannot be independent: the space is then all of R^n).
+// on the CPU backend, inside the generic loop of Solver<T> (the shape:
+// idr_solver.h).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
 
 #include "solvers/krylov/idr_method.h"
-#include "solvers/krylov/krylov_solver.h"
+#include "solvers/krylov/idr_solver.h"
 
 namespace jaxamg {
 
 namespace {
 
 template <class T>
-class Idr final : public KrylovSolver<T> {
+class Idr final : public krylov::IdrSolver<T> {
  public:
-  Idr(SolverContext& ctx, const std::string& scope, bool synchronised)
-      : KrylovSolver<T>(ctx, scope, synchronised ? "IDRMSYNC" : "IDR", true),
-        synchronised_(synchronised) {
-    s_param_ = this->positive_param("subspace_dim_s");
-  }
+  using krylov::IdrSolver<T>::IdrSolver;
 
  protected:
   using KrylovSolver<T>::r_;
@@ -31,12 +26,8 @@ class Idr final : public KrylovSolver<T> {
   void krylov_setup() override {
     const Distribution<T>* dist = this->distribution();
     const int64_t global_n = dist ? dist->global_rows() : this->rows();
-    IdrShape sh;
-    sh.s = static_cast<int>(std::min<int64_t>(s_param_, global_n));
-    sh.synchronised = synchronised_;
-    sh.preconditioned = this->has_preconditioner();
-    sh.first_row = dist ? dist->row_start() : 0;
-    if (method_ && backend_->size() == this->rows() && dist_ == dist &&
+    const IdrShape sh = this->shape(global_n, dist ? dist->row_start() : 0);
+    if (method_ && backend_->size() == static_cast<std::size_t>(this->rows()) && dist_ == dist &&
         same(method_->shape(), sh)) {
       return;
     }
@@ -48,6 +39,7 @@ class Idr final : public KrylovSolver<T> {
 
   void solve_init(const T* b, T* x, bool x_is_zero) override {
     this->initial_residual(b, x, x_is_zero);
+    backend_->slots()[IdrSlots::kInit] = 1.0;
     method_->init(r_.data());
   }
 
@@ -71,8 +63,6 @@ class Idr final : public KrylovSolver<T> {
            a.preconditioned == b.preconditioned && a.first_row == b.first_row;
   }
 
-  bool synchronised_;
-  int s_param_ = 8;  // subspace_dim_s
   const Distribution<T>* dist_ = nullptr;  // the kept backend's reducer
   std::optional<cpu::VectorBackend<T>> backend_;
   std::optional<Method> method_;

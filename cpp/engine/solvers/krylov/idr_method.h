@@ -30,10 +30,12 @@
 // the current residual instead of the initial one.
 //
 // The step within the cycle (k) is kept on the host: every lane of a
-// backend takes the same step, so this method runs on one-lane backends
-// (the lanes backend's batches solve IDR one right-hand side at a time).
-// The small dense systems (M = P^T G, f, c) are in the lane's slots, in
-// double whatever the vector type.
+// backend takes the same step. On the lanes backend a lane that restarts
+// while the others go on (a rejected true residual) therefore waits, held,
+// until the cycle ends (can_start_lanes), and joins at the next one with
+// its G and U zeroed, which makes that cycle its first, step for step. The
+// small dense systems (M = P^T G, f, c) are in the lane's slots, in double
+// whatever the vector type.
 //
 // Operator (the caller's): matvec(x, y) sets y = A x, precondition(r, z)
 // sets z = M^-1 r (called only with a preconditioner), residual(x, r) sets
@@ -72,6 +74,8 @@ struct IdrSlots {
     kReplaced,  // |r| at the last residual replacement
     kReplace,   // this cycle's end replaces r by b - A x
     kH,         // a projection coefficient
+    kInit,      // set by the caller: (re)start this lane from its residual
+    kHeld,      // set by the caller: the lane waits for a cycle to end
     kCount
   };
   int s;
@@ -91,10 +95,14 @@ JAXAMG_HOST_DEVICE inline void stop(double* s) {
   s[S::kStop] = 1.0;
 }
 
-// M = I, omega = 1; kRn2 holds <r0, r0>.
+// The lanes whose kInit slot is set: M = I, omega = 1; kRn2 holds
+// <r0, r0>.
 struct Start {
   S L;
   JAXAMG_HOST_DEVICE void operator()(double* s) const {
+    if (s[S::kInit] == 0.0) return;
+    s[S::kInit] = 0.0;
+    s[S::kHeld] = 0.0;
     for (int j = 0; j < L.s; ++j) {
       for (int i = 0; i < L.s; ++i) s[L.m(i, j)] = i == j ? 1.0 : 0.0;
     }
@@ -108,14 +116,20 @@ struct Start {
 struct InvSqrt {
   JAXAMG_HOST_DEVICE void operator()(double* s) const { s[S::kH] = 1.0 / sqrt(s[S::kH]); }
 };
+// A step goes on for every lane but a held one.
+JAXAMG_HOST_DEVICE inline void go(double* s) {
+  s[S::kGo] = s[S::kHeld] == 0.0 ? 1.0 : 0.0;
+  s[S::kStop] = 0.0;
+}
+
 // Starts step k: c = M(k:s, k:s) \ f(k:s) (M is lower triangular with
 // checked diagonal); coef = -c, for v = r - G(:, k:s) c.
 struct SolveC {
   S L;
   int k;
   JAXAMG_HOST_DEVICE void operator()(double* s) const {
-    s[S::kGo] = 1.0;
-    s[S::kStop] = 0.0;
+    go(s);
+    if (s[S::kHeld] != 0.0) return;
     for (int i = k; i < L.s; ++i) {
       double sum = s[L.f() + i];
       for (int l = k; l < i; ++l) sum -= s[L.m(i, l)] * s[L.c() + l - k];
@@ -162,6 +176,7 @@ struct Beta {
   S L;
   int k;
   JAXAMG_HOST_DEVICE void operator()(double* s) const {
+    if (s[S::kGo] == 0.0) return;
     const double mkk = s[L.m(k, k)];
     if (backend::unusable_divisor(mkk)) return stop(s);
     const double beta = s[L.f() + k] / mkk;
@@ -176,8 +191,8 @@ struct Beta {
 struct Omega {
   double angle;
   JAXAMG_HOST_DEVICE void operator()(double* s) const {
-    s[S::kGo] = 1.0;
-    s[S::kStop] = 0.0;
+    go(s);
+    if (s[S::kHeld] != 0.0) return;
     const double nt = sqrt(s[S::kTt]);
     const double ts = s[S::kTs];
     if (backend::unusable_divisor(nt) || backend::unusable_divisor(ts)) return stop(s);
@@ -235,14 +250,42 @@ class IdrMethod {
 
   const IdrShape& shape() const { return sh_; }
 
-  // (Re)starts from the residual r of the current iterate.
-  void init(const T* r) {
-    if (sh_.s == 1) be_.copy(r, P_[0].data(), backend::kAllLanes);
-    be_.dot(r, r, S::kRn2);
+  // (Re)starts the lanes whose kInit slot is set from their residual r.
+  // `every`: all lanes start (a fresh solve); otherwise the others go on,
+  // and the caller starts lanes only when can_start_lanes().
+  void init(const T* r, bool every = true) {
+    if (every) {
+      if (sh_.s > 1 && be_.lanes() != shadow_lanes_) make_shadow_space();
+      k_ = 0;
+      first_cycle_ = true;
+    } else {
+      // The lanes' first cycle, run as a later one: G = U = 0 make its
+      // combinations give what the first cycle's copies give, bit for bit.
+      if (zeros_.empty()) zeros_ = be_.make_vector();
+      for (int i = 0; i < sh_.s; ++i) {
+        be_.copy(zeros_.data(), G_[i].data(), S::kInit);
+        be_.copy(zeros_.data(), U_[i].data(), S::kInit);
+      }
+    }
+    if (sh_.s == 1) be_.copy(r, P_[0].data(), S::kInit);
+    be_.dot(r, r, S::kRn2, S::kInit);
     be_.update(idr_steps::Start{L_});
-    k_ = 0;
-    first_cycle_ = true;
   }
+
+  // Lanes may join only between cycles: the step k is shared.
+  bool can_start_lanes() const { return k_ == 0; }
+
+  // The method's vectors that hold a lane's state across iterations.
+  std::vector<Vec*> state_vectors() {
+    std::vector<Vec*> out;
+    for (auto* set : {&P_, &G_, &U_}) {
+      for (Vec& v : *set) out.push_back(&v);
+    }
+    return out;
+  }
+  // After a lanes backend dropped lanes (from `before` lanes), moving the
+  // state vectors: the shadow space moved with them if it was valid.
+  void lanes_dropped(int before) { shadow_lanes_ = shadow_lanes_ == before ? be_.lanes() : -1; }
 
   template <class Operator>
   void iteration(Operator& op, T* x, T* r) {
@@ -275,8 +318,10 @@ class IdrMethod {
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
   }
 
-  // P: the pseudo-random columns, orthonormalised by Gram-Schmidt.
+  // P: the pseudo-random columns, orthonormalised by Gram-Schmidt (the same
+  // in every lane).
   void make_shadow_space() {
+    shadow_lanes_ = be_.lanes();
     using backend::kAllLanes;
     using backend::slot;
     std::vector<T> host(be_.size());
@@ -419,10 +464,11 @@ class IdrMethod {
   IdrShape sh_;
   S L_;
   std::vector<Vec> P_, G_, U_;  // s vectors each
-  Vec v_, t_, z_, replaced_;
+  Vec v_, t_, z_, replaced_, zeros_;
   std::vector<T*> ptrs_;
   int k_ = 0;  // the step within the cycle: s is the minimal-residual step
   bool first_cycle_ = true;
+  int shadow_lanes_ = -1;  // the block width P was built for
 };
 
 }  // namespace jaxamg
