@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "amg/amg_solver.h"
+#include "amg/classical/classical_coarsening.h"
 #include "api/linear_solver.h"
 #include "solvers/krylov/krylov_solver.h"
 #include "problems.h"
@@ -86,6 +88,23 @@ TEST(ClassicalBlock, FunctionsAreKeptAndPcgConverges) {
     A = spd_block_matrix(nodes, 6);
     s.resetup(A.val.data(), A.nnz());
     expect_functions_kept(*amg);
+  }
+}
+
+// Functions handed down for a level of another size are an internal error,
+// reported as such instead of read out of bounds.
+TEST(ClassicalBlock, FunctionsOfTheWrongLengthAreASetupError) {
+  const auto A = testing::poisson3d<double>(4);
+  classical::ClassicalCoarsening<double> c{classical::ClassicalParams{}};
+  c.set_functions(std::vector<Index>(static_cast<std::size_t>(A.nrows) - 1, 0));
+  TransferOperators<double> ops;
+  try {
+    c.build(A, ops);
+    FAIL() << "no error";
+  } catch (const SetupError& e) {
+    EXPECT_NE(std::string(e.what()).find("63 functions given for a level of 64 rows"),
+              std::string::npos)
+        << e.what();
   }
 }
 

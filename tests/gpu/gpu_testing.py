@@ -44,3 +44,17 @@ def weighted_losses(A, M, weights, config):
         return jnp.sum(weights * jnp.linalg.solve(D, rhs) ** 2)
 
     return loss_amg, loss_dense
+
+
+def assert_gradient_matches_dense(A, M, rhs, weights, config):
+    """value_and_grad of `weighted_losses` with respect to (A's values, b)
+    through jaxamg.solve on M equals the dense solve's."""
+    import jax
+    import numpy as np
+
+    loss_amg, loss_dense = weighted_losses(A, M, weights, config)
+    va, ga = jax.value_and_grad(loss_amg, argnums=(0, 1))(M.data, rhs)
+    vd, gd = jax.value_and_grad(loss_dense, argnums=(0, 1))(M.data, rhs)
+    np.testing.assert_allclose(float(va), float(vd), rtol=1e-7)
+    for a, d in zip(ga, gd):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(d), rtol=1e-6, atol=1e-9)

@@ -7,7 +7,7 @@ import jax
 import numpy as np
 import pytest
 import scipy.sparse.linalg as spla
-from gpu_testing import requires_cuda, weighted_losses
+from gpu_testing import assert_gradient_matches_dense, requires_cuda
 from test_gpu_solve import PCG_AGG, convection2d, cpu, gpu, on, rel
 
 import jaxamg
@@ -58,9 +58,4 @@ def test_gradient_through_idr_matches_dense(rng):
     M, bg, wg = on(gpu(), A, b, w)
     cfg = idr_config("IDRMSYNC", 4)
     cfg["solver"]["tolerance"] = 1e-12
-    loss_amg, loss_dense = weighted_losses(A, M, wg, cfg)
-    va, ga = jax.value_and_grad(loss_amg, argnums=(0, 1))(M.data, bg)
-    vd, gd = jax.value_and_grad(loss_dense, argnums=(0, 1))(M.data, bg)
-    np.testing.assert_allclose(float(va), float(vd), rtol=1e-7)
-    for a, d in zip(ga, gd):
-        np.testing.assert_allclose(np.asarray(a), np.asarray(d), rtol=1e-6, atol=1e-9)
+    assert_gradient_matches_dense(A, M, bg, wg, cfg)
