@@ -604,8 +604,8 @@ def render_page() -> str:
         "512³ on the H200, call times, the CPU solve's traffic model, distributed "
         "smoothers' iteration counts, the GPU's Krylov methods on the one engine and FGMRES "
         "on the GPU against the tree before, the multicolour smoothers and IDR on the GPU "
-        "against the host engine, H100, 2026-12-06, and 3-D elasticity at ν up to 0.49, "
-        "where the shipped SA config's block Jacobi smoother diverged) are in the reports of "
+        "against the host engine, H100, 2026-12-06, classical AMG on elasticity, small "
+        "singular solves on 1 and 2 threads, IDR on the vmap lanes) are in the reports of "
         "[bench/results/history/](bench/results/history/README.md).",
         "",
     ]
