@@ -164,7 +164,8 @@ TEST(CudaSolver, GmresAndFgmresMatchCpu) {
 }
 
 // IDR(s) and IDRMSYNC are the engine's one method (idr_method.h) on the CUDA
-// backend: s = 1 (BiCGStab's work), s = 4 and 8, the synchronised variant, a
+// backend: s = 1 (BiCGStab's work), s = 4, 8 and 11 (the shadow products
+// in two launches of the fused dots), the synchronised variant, a
 // transposed solve, a guess, float32, a smoother preconditioner and a
 // system with fewer rows than s (the shadow space capped at the rows) each
 // take the host's iterations.
@@ -178,6 +179,8 @@ TEST(CudaSolver, IdrAndIdrmsyncMatchCpu) {
   expect_same(compare(idr("IDR", kClassicalCheby, 4, 1e-8), A, true), 1e-8);
   expect_same(compare(idr("IDRMSYNC", kAggregationL1, 8, 1e-8), A, false, true), 1e-8);
   expect_same(compare(idr("IDRMSYNC", kClassicalCheby, 4, 1e-8), A), 1e-8);
+  expect_same(compare(idr("IDRMSYNC", kClassicalCheby, 11, 1e-8), A), 1e-8);
+  expect_same(compare(idr("IDR", kClassicalCheby, 11, 1e-8), A), 1e-8);
   const auto Af = testing::convection_diffusion2d<float>(32, 0.05);
   expect_same(compare(idr("IDR", kAggregationL1, 4, 1e-5), Af), 1e-5);
   const std::string dilu = R"({"config_version": 2, "solver": {"scope": "main",

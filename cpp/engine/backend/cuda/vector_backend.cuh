@@ -97,6 +97,52 @@ __global__ void dot_partial_kernel(std::size_t n, const T* x, const T* y, double
   if (threadIdx.x == 0) work[blockIdx.x] = acc;
 }
 
+// Products of several vectors with one y, taken in one pass over y (IDR's
+// P^T g): at most kDotsAtOnce a launch.
+constexpr int kDotsAtOnce = 8;
+template <class T>
+struct DotSources {
+  const T* x[kDotsAtOnce];
+};
+
+// dot_partial_kernel for count <= kDotsAtOnce vectors: the same loop and
+// block sums, so each product has the bits of its own dot. Block b's
+// partial sum of product k goes to work[k * gridDim.x + b].
+template <class T>
+__global__ void dots_partial_kernel(std::size_t n, DotSources<T> xs, int count, const T* y,
+                                    double* work, const double* s, int mask) {
+  if (!backend::selected(s, mask)) return;
+  double acc[kDotsAtOnce];
+  for (int k = 0; k < kDotsAtOnce; ++k) acc[k] = 0.0;
+  JAXAMG_GRID_LOOP(i, n) {
+    const double yi = static_cast<double>(y[i]);
+#pragma unroll
+    for (int k = 0; k < kDotsAtOnce; ++k) {
+      if (k < count) acc[k] += static_cast<double>(xs.x[k][i]) * yi;
+    }
+  }
+  for (int k = 0; k < count; ++k) {
+    const double v = block_sum(acc[k]);
+    if (threadIdx.x == 0) work[k * gridDim.x + blockIdx.x] = v;
+    __syncthreads();  // the next block_sum reuses its shared memory
+  }
+}
+
+// static: each translation unit that instantiates a method has its own.
+// Block k sums product k's `parts` partial sums into s[slot + k].
+static __global__ void dots_final_kernel(int parts, const double* work, double* s, int slot,
+                                         int mask, double* traffic, double bytes) {
+  if (!backend::selected(s, mask)) return;
+  const int k = blockIdx.x;
+  double acc = 0.0;
+  for (int i = threadIdx.x; i < parts; i += blockDim.x) acc += work[k * parts + i];
+  acc = block_sum(acc);
+  if (threadIdx.x == 0) {
+    s[slot + k] = acc;
+    if (k == 0) *traffic += bytes;
+  }
+}
+
 // static: each translation unit that instantiates a method has its own.
 static __global__ void dot_final_kernel(int parts, const double* work, double* s, int slot,
                                         int mask, double* traffic, double bytes) {
@@ -199,7 +245,8 @@ class VectorBackend {
 
   // n entries per vector, `slots` scalars, kernels on `stream`.
   VectorBackend(std::size_t n, int slots, cudaStream_t stream)
-      : n_(n), m_(slots), stream_(stream), slots_(slots), work_(vector_kernels::kDotBlocks),
+      : n_(n), m_(slots), stream_(stream), slots_(slots),
+        work_(vector_kernels::kDotBlocks * vector_kernels::kDotsAtOnce),
         traffic_(1) {
     check(cudaMemsetAsync(slots_.data(), 0, slots * sizeof(double), stream_), "cudaMemsetAsync");
     reset_traffic();
@@ -266,10 +313,23 @@ class VectorBackend {
                                                         slot, mask, traffic_.data(), bytes);
     check_launch("dot (final sum)");
   }
-  // s[slot + i] = <xs[i], y> for i < count. One device, so nothing to
-  // gather: the products run one after another on the stream.
+  // s[slot + i] = <xs[i], y> for i < count: y is read once for up to
+  // kDotsAtOnce products, each equal to its own dot bit for bit.
   void dots(const T* const* xs, int count, const T* y, int slot, int mask = backend::kAllLanes) {
-    for (int i = 0; i < count; ++i) dot(xs[i], y, slot + i, mask);
+    using namespace vector_kernels;
+    for (int first = 0; first < count; first += kDotsAtOnce) {
+      const int m = count - first < kDotsAtOnce ? count - first : kDotsAtOnce;
+      DotSources<T> sources{};
+      for (int k = 0; k < m; ++k) sources.x[k] = xs[first + k];
+      dots_partial_kernel<T><<<kDotBlocks, kVectorThreads, 0, stream_>>>(
+          n_, sources, m, y, work_.data(), slots_.data(), mask);
+      check_launch("dots (partial sums)");
+      const double bytes = (m + 1.0) * n_ * sizeof(T);
+      dots_final_kernel<<<m, kVectorThreads, 0, stream_>>>(kDotBlocks, work_.data(), slots_.data(),
+                                                           slot + first, mask, traffic_.data(),
+                                                           bytes);
+      check_launch("dots (final sums)");
+    }
   }
   // y = the host array `values` (setup: waits for the copy).
   void upload(const T* values, T* y) {
