@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "api/linear_solver.h"
+#include "owned_array.h"
 #include "config/config.h"
 #include "core/error.h"
 #include "solvers/factory.h"
@@ -84,14 +85,6 @@ Index checked_index(std::size_t n, const char* method, const char* arg) {
                               .c_str());
   }
   return static_cast<Index>(n);
-}
-
-// A NumPy array that owns a freshly allocated buffer.
-template <class T>
-nb::ndarray<nb::numpy, T, nb::ndim<1>> owned_array(std::vector<T>&& v) {
-  auto* heap = new std::vector<T>(std::move(v));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), {heap->size()}, owner);
 }
 
 // References to the arrays a borrowed matrix reads. They may be released
@@ -239,7 +232,7 @@ class EngineSolver {
       info["residual_history"] = nb::cast(r.history);
       info["setup_seconds"] = r.setup_seconds;
       info["solve_seconds"] = r.solve_seconds;
-      return nb::make_tuple(owned_array<T>(std::move(x)), info);
+      return nb::make_tuple(jaxamg::bindings::owned_array<T>(std::move(x)), info);
     });
   }
 

@@ -5,17 +5,46 @@
 // finds MPI (option JAXAMG_MPI).
 #include <mpi.h>
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdint>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
+#include "dist/exchange_tables.h"
 #include "ffi_capsule.h"
+#include "owned_array.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
 #include "../ffi/mpi/mpi_solver_cache.h"
 #include "../ffi/solver_cache.h"
 
 namespace nb = nanobind;
+
+namespace {
+
+template <class T>
+using Ints = nb::ndarray<nb::ro, T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+template <class T>
+std::vector<T> to_vector(const Ints<T>& a) {
+  return std::vector<T>(a.data(), a.data() + a.size());
+}
+
+// The partition of the rows over the communicator with Fortran handle
+// `comm`, built and validated collectively by the engine.
+std::pair<jaxamg::dist::Communicator, jaxamg::dist::RowPartition> partition_of(
+    int64_t comm, int64_t row_start, int64_t n_local, int64_t nglobal) {
+  auto c = jaxamg::dist::Communicator::from_fortran(comm);
+  auto part = jaxamg::dist::RowPartition::build(c, row_start, n_local, nglobal);
+  return {c, part};
+}
+
+using jaxamg::bindings::owned_array;
+
+}  // namespace
 
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveMpiCpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiGatherColumnsCpu);
@@ -78,6 +107,49 @@ NB_MODULE(_mpi, m) {
     out["entries"] = entries;
     return out;
   });
+  // The engine's exchange plans as flat tables (dist/exchange_tables.h), for
+  // jaxamg.mpi_utils. Collective over the communicator.
+  m.def("halo_tables", [](int64_t comm, int64_t row_start, int64_t n_local, int64_t nglobal,
+                          const Ints<int64_t>& ghosts) {
+    jaxamg::dist::HaloTables t;
+    {
+      nb::gil_scoped_release release;
+      auto [c, part] = partition_of(comm, row_start, n_local, nglobal);
+      t = jaxamg::dist::halo_tables(c, part, to_vector(ghosts));
+    }
+    nb::dict d;
+    d["ghosts"] = owned_array(std::move(t.ghosts));
+    d["recv_ranks"] = owned_array(std::move(t.recv_ranks));
+    d["recv_offsets"] = owned_array(std::move(t.recv_offsets));
+    d["send_ranks"] = owned_array(std::move(t.send_ranks));
+    d["send_offsets"] = owned_array(std::move(t.send_offsets));
+    d["send_index"] = owned_array(std::move(t.send_index));
+    return d;
+  }, nb::arg("comm"), nb::arg("row_start"), nb::arg("n_local"), nb::arg("nglobal"),
+        nb::arg("ghosts"));
+  m.def("transpose_tables", [](int64_t comm, int64_t row_start, int64_t n_local,
+                               int64_t nglobal, const Ints<int32_t>& indptr,
+                               const Ints<int32_t>& indices) {
+    jaxamg::dist::TransposeTables t;
+    {
+      nb::gil_scoped_release release;
+      auto [c, part] = partition_of(comm, row_start, n_local, nglobal);
+      t = jaxamg::dist::transpose_tables(c, part, to_vector(indptr), to_vector(indices));
+    }
+    nb::dict d;
+    d["indptr"] = owned_array(std::move(t.row_ptr));
+    d["indices"] = owned_array(std::move(t.col));
+    d["local_entry"] = owned_array(std::move(t.local_entry));
+    d["local_slot"] = owned_array(std::move(t.local_slot));
+    d["send_ranks"] = owned_array(std::move(t.send_ranks));
+    d["send_offsets"] = owned_array(std::move(t.send_offsets));
+    d["send_entry"] = owned_array(std::move(t.send_entry));
+    d["recv_ranks"] = owned_array(std::move(t.recv_ranks));
+    d["recv_offsets"] = owned_array(std::move(t.recv_offsets));
+    d["recv_slot"] = owned_array(std::move(t.recv_slot));
+    return d;
+  }, nb::arg("comm"), nb::arg("row_start"), nb::arg("n_local"), nb::arg("nglobal"),
+        nb::arg("indptr"), nb::arg("indices"));
   m.def("mpi_initialized", [] {
     int flag = 0;
     MPI_Initialized(&flag);

@@ -8,6 +8,10 @@ default split (the first ``n_global % nranks`` ranks get one extra row); the
 :func:`gather_vector` / :func:`make_allgather_vector` bring local pieces back
 together.
 
+The exchange plans of a distributed matrix (:class:`HaloPlan`,
+:class:`TransposePlan`) are the engine's own, built by the native MPI module
+and laid out as JAX-AMG's padded tables.
+
 Importing this module needs neither mpi4py nor JAX; the functions that
 communicate import mpi4py when called.
 """
@@ -22,6 +26,16 @@ import numpy as np
 from ._core.matrix import as_csr
 from ._dist.allgather import build_allgather
 from ._dist.comm import check_comm, require_mpi4py, run_and_agree
+from ._dist.plans import (
+    HaloPlan,
+    TransposePlan,
+    build_halo_plan,
+    build_transpose_plan,
+    local_transpose_nnz,
+    register_comm,
+    resolve_comm,
+    transpose_values,
+)
 
 __all__ = [
     "get_partition_info",
@@ -31,6 +45,14 @@ __all__ = [
     "validate_partition",
     "gather_vector",
     "make_allgather_vector",
+    "register_comm",
+    "resolve_comm",
+    "local_transpose_nnz",
+    "HaloPlan",
+    "build_halo_plan",
+    "TransposePlan",
+    "build_transpose_plan",
+    "transpose_values",
 ]
 
 

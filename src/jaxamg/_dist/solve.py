@@ -54,6 +54,7 @@ from .._core.structure import structure_arrays
 from ..config import outer_max_iters
 from .comm import check_comm, comm_handle, run_and_agree
 from .nullspace import global_bases, singular_solve
+from .plans import build_halo_plan, build_transpose_plan, local_transpose_nnz, register_comm
 from .validate import WHERE, check_global, prepare_local, summary
 
 
@@ -399,9 +400,12 @@ def cache_mpi_metadata(
 
     Returned keys (JAX-AMG's, plus ours): ``recvcounts_tuple`` (rows per
     rank), ``comm_ptr`` (the communicator's Fortran handle), ``lrank``,
-    ``nglobal``, ``config_str``, ``max_nnz``, ``nnz_out`` (None: the engine
-    builds the transpose itself), ``halo_plan`` and ``transpose_plan`` (None:
-    the engine builds and caches the exchange plans at setup),
+    ``nglobal``, ``config_str``, ``max_nnz``, ``nnz_out`` (this rank's
+    stored entries of ``A^T``; None for a symmetric `A`), ``halo_plan`` and ``transpose_plan`` (the engine's
+    plans as :class:`jaxamg.mpi_utils.HaloPlan` and ``TransposePlan``; the
+    solves build and cache their own. ``transpose_plan`` is None for a
+    symmetric `A`, for one with repeated entries (``nnz_out`` still counts
+    them) and, with ``halo_plan``, when `A`'s pattern is traced),
     ``row_indices``, ``block_dim``, ``singular``, ``comm``, ``row_start``,
     ``row_end``, ``is_symmetric``, ``save_stats``.
     """
@@ -425,16 +429,28 @@ def cache_mpi_metadata(
         singular=bool(singular),
     )
     indptr = np.asarray(local.csr.indptr) if is_concrete(local.csr.indptr) else None
+    counts = tuple(s["row_end"] - s["row_start"] for s in summaries)
+    rows = (local.row_start, local.row_end)
+    symmetric = bool(local.symmetric or is_symmetric)
+    halo_plan = transpose_plan = nnz_out = None
+    if all(comm.allgather(indptr is not None)):
+        indices = np.asarray(local.csr.indices)
+        halo_plan = build_halo_plan(indices, counts, rows, comm)
+        if not symmetric:
+            nnz_out = local_transpose_nnz(indices, counts, comm)
+            if not any(comm.allgather(_has_repeats(indptr, indices))):
+                transpose_plan = build_transpose_plan(indices, indptr, counts, rows, comm)
+    register_comm(comm)
     return {
-        "recvcounts_tuple": tuple(s["row_end"] - s["row_start"] for s in summaries),
+        "recvcounts_tuple": counts,
         "comm_ptr": comm_handle(comm),
         "lrank": comm.Get_rank() % max(jax.local_device_count(), 1),
         "nglobal": local.nglobal,
         "config_str": local.config_text,
         "max_nnz": max(s["nnz"] for s in summaries),
-        "nnz_out": None,
-        "halo_plan": None,
-        "transpose_plan": None,
+        "nnz_out": nnz_out,
+        "halo_plan": halo_plan,
+        "transpose_plan": transpose_plan,
         "row_indices": None
         if indptr is None
         else np.repeat(np.arange(indptr.size - 1, dtype=np.int32), np.diff(indptr)),
@@ -443,6 +459,13 @@ def cache_mpi_metadata(
         "comm": comm,
         "row_start": local.row_start,
         "row_end": local.row_end,
-        "is_symmetric": bool(local.symmetric or is_symmetric),
+        "is_symmetric": symmetric,
         "save_stats": bool(save_stats),
     }
+
+
+def _has_repeats(indptr: np.ndarray, indices: np.ndarray) -> bool:
+    """True when some row stores a column twice."""
+    rows = np.repeat(np.arange(indptr.size - 1), np.diff(indptr))
+    keys = rows.astype(np.int64) * (int(indices.max(initial=0)) + 1) + indices
+    return np.unique(keys).size != keys.size
