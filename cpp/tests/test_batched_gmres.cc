@@ -136,7 +136,9 @@ void run_staggered(const GmresShape& shape) {
     x_one[j] = x;
   }
 
-  lanes::VectorBackend<double> be(n, k, slots);
+  // A slot of the caller's own after the method's: the lanes to finalize.
+  const int ending = slots;
+  lanes::VectorBackend<double> be(n, k, slots + 1);
   be.start(k);
   GmresMethod<lanes::VectorBackend<double>> m(be, shape, true);
   std::vector<double> B(n * k), X(n * k, 0.0), R(n * k), W(n * k);
@@ -147,24 +149,24 @@ void run_staggered(const GmresShape& shape) {
     bool any = false;
     for (int j = 0; j < k; ++j) {
       if (it == 0 || it == restart_at[j]) {
-        if (it > 0) be.slots(j)[S::kFinal] = 1.0;
+        if (it > 0) be.slots(j)[ending] = 1.0;
         be.slots(j)[S::kInit] = 1.0;
         any = any || it > 0;
       }
     }
     if (any) {
-      m.finalize(op, X.data());
+      m.finalize(op, X.data(), ending);
       lanes::residual(A, X.data(), B.data(), W.data(), k);
       std::vector<std::uint8_t> on(k);
-      for (int j = 0; j < k; ++j) on[j] = be.slots(j)[S::kFinal] != 0.0;
+      for (int j = 0; j < k; ++j) on[j] = be.slots(j)[ending] != 0.0;
       lanes::copy<double>(n, k, W.data(), R.data(), on.data());
-      for (int j = 0; j < k; ++j) be.slots(j)[S::kFinal] = 0.0;
+      for (int j = 0; j < k; ++j) be.slots(j)[ending] = 0.0;
     }
     m.init(R.data());
     m.iteration(op, X.data(), R.data());
   }
-  for (int j = 0; j < k; ++j) be.slots(j)[S::kFinal] = 1.0;
-  m.finalize(op, X.data());
+  for (int j = 0; j < k; ++j) be.slots(j)[ending] = 1.0;
+  m.finalize(op, X.data(), ending);
   for (int j = 0; j < k; ++j) {
     std::vector<double> x(n);
     lanes::get_lane<double>(n, k, j, X.data(), x.data());

@@ -106,7 +106,7 @@ void run_staggered(const IdrShape& shape) {
   std::vector<std::vector<double>> b(k);
   for (int j = 0; j < k; ++j) b[j] = testing::random_vector<double>(static_cast<int>(n), 700 + j);
 
-  // The batch: held lanes take no step.
+  // The batch: held lanes (kInit set, not started) take no step.
   lanes::VectorBackend<double> be(n, k, slots);
   be.start(k);
   LanesMethod m(be, shape);
@@ -123,13 +123,11 @@ void run_staggered(const IdrShape& shape) {
     for (int j = 0; j < k; ++j) {
       if (it == restart_at[j]) waiting[j] = true;
       if (!waiting[j]) continue;
+      be.slots(j)[S::kInit] = 1.0;
       if (m.can_start_lanes()) {
         now[j] = 1;
         waiting[j] = false;
         restarted_after[j] = own[j];
-        be.slots(j)[S::kInit] = 1.0;
-      } else {
-        be.slots(j)[S::kHeld] = 1.0;
       }
     }
     if (now[0] || now[1] || now[2]) {
@@ -139,7 +137,7 @@ void run_staggered(const IdrShape& shape) {
     }
     m.iteration(op, X.data(), R.data());
     for (int j = 0; j < k; ++j) {
-      if (be.slots(j)[S::kHeld] != 0.0) continue;
+      if (waiting[j]) continue;  // held
       ASSERT_EQ(LanesMethod::outcome(be.slots(j)), IterationResult::kContinue) << "lane " << j;
       ++own[j];
     }

@@ -26,21 +26,6 @@ namespace {
 
 using Mask = std::vector<std::uint8_t>;
 
-// (F)GMRES adds to the loop what its host solver adds to Solver<T>::solve:
-// the residual norm from its rotations, and the iterate of a cycle in
-// progress when a lane's inner loop ends.
-template <class M>
-constexpr bool kIsGmres = false;
-template <class T>
-constexpr bool kIsGmres<GmresMethod<VectorBackend<T>>> = true;
-
-// IDR's step within the cycle is shared by the lanes: a lane restarting
-// while the others go on is held until the cycle ends.
-template <class M>
-constexpr bool kIsIdr = false;
-template <class T>
-constexpr bool kIsIdr<IdrMethod<VectorBackend<T>>> = true;
-
 bool any(const Mask& m) { return std::find(m.begin(), m.end(), 1) != m.end(); }
 
 // One right-hand side: Solver<T>::solve's loop state (the method's
@@ -50,30 +35,36 @@ struct Lane {
   LaneResult res;
   double initial = -1, largest = -1;
   bool first_pass = true;       // solve_init has not run yet
-  bool need_init = true;        // solve_init due (start or restart)
+  // solve_init due (start or restart); still set after init_lanes, the
+  // lane is held by the method and takes no step.
+  bool need_init = true;
   bool from_recurrence = false;  // the last norm came from the recurrence
   bool done = false;            // the method's inner loop stopped
   bool finished = false;        // final: to be written out and dropped
-  bool held = false;            // waits to restart (IDR: until the cycle ends)
   // The true residual of the last failed check (a restart must halve it).
   double rejected_true_norm = std::numeric_limits<double>::infinity();
 };
 
 // The batched solve of one Krylov method M (CgMethod, BicgstabMethod,
-// GmresMethod or IdrMethod on the lanes backend): the per-lane loop of Solver<T>::solve
-// around M's iterations.
+// GmresMethod or IdrMethod on the lanes backend): the per-lane loop of
+// Solver<T>::solve around M's iterations. The loop asks the same of every M:
+// init(r, every) and can_start_lanes() to (re)start lanes, iteration(),
+// outcome() and l2_residual_norm() per lane, finalize() for the lanes whose
+// solve ends, state_vectors() and lanes_dropped() when lanes leave the block.
 template <class T, class M>
 class KrylovBatch final : public BatchSolver<T> {
  public:
   using Backend = VectorBackend<T>;
 
-  // Work space for blocks of up to `cap` lanes with `slots` scalars each,
-  // kept for every later solve; make_method(backend) builds M on it.
+  // Work space for blocks of up to `cap` lanes with M's `slots` scalars
+  // each (and the loop's own), kept for every later solve;
+  // make_method(backend) builds M on it.
   template <class MakeMethod>
   KrylovBatch(const Solver<T>& s, std::unique_ptr<Node<T>> precond, int cap, int slots,
               MakeMethod make_method)
       : s_(s), A_(s.matrix()), precond_(std::move(precond)), n_(A_.nrows), cap_(cap),
-        be_(static_cast<std::size_t>(n_), cap, slots), method_(make_method(be_)) {
+        ending_(slots), be_(static_cast<std::size_t>(n_), cap, slots + 1),
+        method_(make_method(be_)) {
     for (Vector<T>* v : {&x_, &b_, &r_, &w_, &spare_}) *v = be_.make_vector();
   }
 
@@ -135,32 +126,25 @@ class KrylovBatch final : public BatchSolver<T> {
   }
 
   // solve_init for the lanes that need it: r = b - A x (x = 0, r = b on the
-  // first pass from a zero guess), then the method's own start.
+  // first pass from a zero guess), then the method's own start. While the
+  // others go on, a method may not be able to start lanes (IDR within a
+  // cycle): they keep their kInit slot and need_init, and M holds them.
   void init_lanes() {
     const int k = be_.lanes();
-    const bool every = std::all_of(lanes_.begin(), lanes_.end(),
-                                   [](const Lane& L) { return L.need_init; });
-    if constexpr (kIsIdr<M>) {
-      if (!every && !method_.can_start_lanes()) {
-        for (int j = 0; j < k; ++j) {
-          if (!lanes_[j].need_init) continue;
-          lanes_[j].held = true;
-          be_.slots(j)[M::S::kHeld] = 1.0;
-        }
-        return;
-      }
+    const auto due = [](const Lane& L) { return L.need_init; };
+    if (std::none_of(lanes_.begin(), lanes_.end(), due)) return;
+    const bool every = std::all_of(lanes_.begin(), lanes_.end(), due);
+    for (int j = 0; j < k; ++j) {
+      if (lanes_[j].need_init) be_.slots(j)[M::S::kInit] = 1.0;
     }
+    if (!every && !method_.can_start_lanes()) return;
     Mask zero(k, 0), from_x(k, 0);
-    bool some = false;
     for (int j = 0; j < k; ++j) {
       Lane& L = lanes_[j];
       if (!L.need_init) continue;
-      some = true;
-      be_.slots(j)[M::S::kInit] = 1.0;
       (x_is_zero_ && L.first_pass ? zero : from_x)[j] = 1;
-      L.need_init = L.first_pass = L.from_recurrence = L.held = false;
+      L.need_init = L.first_pass = L.from_recurrence = false;
     }
-    if (!some) return;
     if (any(zero)) {
       fill<T>(n_, k, T(0), x_.data(), zero.data());
       copy<T>(n_, k, b_.data(), r_.data(), zero.data());
@@ -169,11 +153,7 @@ class KrylovBatch final : public BatchSolver<T> {
       residual(A_, x_.data(), b_.data(), w_.data(), k);
       copy<T>(n_, k, w_.data(), r_.data(), from_x.data());
     }
-    if constexpr (kIsIdr<M>) {
-      method_.init(r_.data(), every);
-    } else {
-      method_.init(r_.data());
-    }
+    method_.init(r_.data(), every);
   }
 
   // The operator and preconditioner of M's iterations on the current block
@@ -207,12 +187,12 @@ class KrylovBatch final : public BatchSolver<T> {
     Mask check(k(), 0), ending(k(), 0);
     for (int j = 0; j < k(); ++j) {
       Lane& L = lanes_[j];
-      if (L.held) continue;  // it took no step
+      if (L.need_init) continue;  // held by M (init_lanes): it took no step
       const IterationResult step = M::outcome(be_.slots(j));
-      if constexpr (kIsGmres<M>) {
-        if (monitor && s_.norm_type() == NormType::kL2) {
-          M::estimate(be_.slots(j), method_.shape().truncated(), &nrm[j]);
-        }
+      // Where M's recurrence gives the norm, it replaces |r| (as
+      // Solver<T>::solve's residual_norm_estimate).
+      if (monitor && s_.norm_type() == NormType::kL2) {
+        method_.l2_residual_norm(be_.slots(j), &nrm[j]);
       }
       ++L.res.iterations;
       if (monitor) {
@@ -250,13 +230,12 @@ class KrylovBatch final : public BatchSolver<T> {
         L.finished = true;
       }
     }
-    if constexpr (kIsGmres<M>) {
-      if (any(ending)) {
-        for (int j = 0; j < k(); ++j) be_.slots(j)[M::S::kFinal] = ending[j];
-        LaneOperator op{this};
-        method_.finalize(op, x_.data());
-        for (int j = 0; j < k(); ++j) be_.slots(j)[M::S::kFinal] = 0.0;
-      }
+    if (any(ending)) {
+      // M completes the iterate of the ending lanes (GMRES: a cycle in
+      // progress), as Solver<T>::solve's solve_finalize.
+      for (int j = 0; j < k(); ++j) be_.slots(j)[ending_] = ending[j];
+      LaneOperator op{this};
+      method_.finalize(op, x_.data(), ending_);
     }
     if (!any(check)) return;
     residual(A_, x_.data(), b_.data(), w_.data(), k());
@@ -311,8 +290,7 @@ class KrylovBatch final : public BatchSolver<T> {
     for (Vector<T>* v : method_.state_vectors()) blocks.push_back(v);
     const int before = k();
     be_.keep_lanes(keep, blocks, &spare_);
-    if constexpr (kIsGmres<M>) method_.relink();
-    if constexpr (kIsIdr<M>) method_.lanes_dropped(before);
+    method_.lanes_dropped(before);
     std::vector<Lane> kept;
     for (int j : keep) kept.push_back(std::move(lanes_[j]));
     lanes_ = std::move(kept);
@@ -326,6 +304,9 @@ class KrylovBatch final : public BatchSolver<T> {
   std::unique_ptr<Node<T>> precond_;
   Index n_;
   int cap_;  // the widest block the work space holds
+  // The loop's own slot after M's: the lanes whose solve ends (the mask
+  // of M::finalize).
+  int ending_;
   bool x_is_zero_ = true;
   std::vector<Lane> lanes_;
   Backend be_;

@@ -63,7 +63,10 @@ class VectorBackend {
   }
   // y = the host array `values` (here: a copy).
   void upload(const T* values, T* y) { cpu::copy(n_, values, y); }
-  void fill_zero(T* y) { cpu::fill<T>(n_, T(0), y); }
+  // y = 0; only if `mask` selects the lane.
+  void fill_zero(T* y, int mask = backend::kAllLanes) {
+    if (any(mask)) cpu::fill<T>(n_, T(0), y);
+  }
   void copy(const T* x, T* y, int mask) {
     if (any(mask)) cpu::copy(n_, x, y);
   }

@@ -163,6 +163,12 @@ __global__ void copy_kernel(std::size_t n, Lane lane, const T* x, T* y) {
 }
 
 template <class T>
+__global__ void fill_zero_kernel(std::size_t n, Lane lane, T* y) {
+  if (!enter(lane, 1.0 * n * sizeof(T))) return;
+  JAXAMG_GRID_LOOP(i, n) y[i] = T(0);
+}
+
+template <class T>
 __global__ void axpy_kernel(std::size_t n, Lane lane, backend::Coef a, const T* x, T* y) {
   if (!enter(lane, 3.0 * n * sizeof(T))) return;
   const T ca = static_cast<T>(a.value(lane.s));
@@ -337,8 +343,16 @@ class VectorBackend {
           "cudaMemcpyAsync (upload)");
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (upload)");
   }
-  void fill_zero(T* y) {
-    check(cudaMemsetAsync(y, 0, n_ * sizeof(T), stream_), "cudaMemsetAsync (fill_zero)");
+  // y = 0; with a mask, only if it selects the lane (tested by a kernel,
+  // as copy's, instead of the memset).
+  void fill_zero(T* y, int mask = backend::kAllLanes) {
+    using namespace vector_kernels;
+    if (mask == backend::kAllLanes) {
+      check(cudaMemsetAsync(y, 0, n_ * sizeof(T), stream_), "cudaMemsetAsync (fill_zero)");
+      return;
+    }
+    fill_zero_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, lane(mask), y);
+    check_launch("fill_zero");
   }
   void copy(const T* x, T* y, int mask) {
     using namespace vector_kernels;

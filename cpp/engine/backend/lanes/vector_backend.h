@@ -87,7 +87,10 @@ class VectorBackend {
   void upload(const T* values, T* y) {
     for (int j = 0; j < k_; ++j) set_lane<T>(n_, k_, j, values, y);
   }
-  void fill_zero(T* y) { lanes::fill<T>(n_, k_, T(0), y); }
+  // y_j = 0 for the lanes `mask` selects.
+  void fill_zero(T* y, int mask = backend::kAllLanes) {
+    if (any(mask)) lanes::fill<T>(n_, k_, T(0), y, on(mask));
+  }
   void copy(const T* x, T* y, int mask) {
     if (any(mask)) lanes::copy<T>(n_, k_, x, y, on(mask));
   }

@@ -119,11 +119,15 @@ class BicgstabMethod {
     }
   }
 
-  // Starts the lanes whose kInit slot is set from their residual r.
-  void init(const T* r) {
+  // Starts the lanes whose kInit slot is set from their residual r. Each
+  // lane has its own recurrence, so whether every lane starts (`every`)
+  // does not matter.
+  void init(const T* r, bool /*every*/ = true) {
     be_.copy(r, shadow_.data(), S::kInit);
     be_.update(bicgstab_steps::Init{});
   }
+  // A lane may start while the others go on.
+  bool can_start_lanes() const { return true; }
 
   template <class Operator>
   void iteration(Operator& op, T* x, T* r) {
@@ -169,10 +173,18 @@ class BicgstabMethod {
     if (s[S::kStop] == 0.0) return IterationResult::kContinue;
     return s[S::kRr2] == 0.0 ? IterationResult::kConverged : IterationResult::kBreakdown;
   }
+  // r is the residual's recurrence: no cheaper norm than r's own.
+  bool l2_residual_norm(const double* /*s*/, double* /*norm*/) const { return false; }
+  // x is current after every step: nothing to complete when a solve ends.
+  template <class Operator>
+  void finalize(Operator& /*op*/, T* /*x*/, int /*mask*/) {}
 
   // The method's vectors (a lanes backend keeps their lanes in step with
   // the loop's when lanes finish).
   std::vector<Vec*> state_vectors() { return {&shadow_, &p_, &v_, &t_, &phat_, &shat_}; }
+  // After a lanes backend dropped lanes: the vectors moved, nothing else
+  // depends on the block.
+  void lanes_dropped(int /*before*/) {}
 
  private:
   Backend& be_;

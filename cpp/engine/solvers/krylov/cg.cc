@@ -1,7 +1,6 @@
 // The host solvers CG, PCG and PCGF: the one conjugate-gradient method
 // (cg_method.h) on the CPU backend, inside the generic loop of Solver<T>.
 // CG does not read the `preconditioner` key of its scope, as in AmgX.
-#include <cmath>
 #include <optional>
 
 #include "solvers/krylov/cg_method.h"
@@ -53,9 +52,7 @@ class ConjugateGradient final : public KrylovSolver<T> {
   }
 
   bool residual_norm_estimate(double* norm) const override {
-    if (this->has_preconditioner() || norm_ != NormType::kL2) return false;
-    *norm = std::sqrt(Method::rr(backend_->slots()));
-    return true;
+    return norm_ == NormType::kL2 && method_->l2_residual_norm(backend_->slots(), norm);
   }
 
  private:

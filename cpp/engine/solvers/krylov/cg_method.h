@@ -13,6 +13,7 @@
 // Operator (the caller's): matvec(x, y) sets y = A x (with the halo exchange
 // on a distributed matrix), precondition(r, z) sets z = M^-1 r.
 #pragma once
+#include <cmath>
 #include <vector>
 
 #include "backend/slots.h"
@@ -116,12 +117,16 @@ class CgMethod {
     if (precond_ && flexible_) z_ = be.make_vector();
   }
 
-  // Starts the lanes whose kInit slot is set from their residual r.
-  void init(const T* r) {
+  // Starts the lanes whose kInit slot is set from their residual r. Each
+  // lane has its own recurrence, so whether every lane starts (`every`)
+  // does not matter.
+  void init(const T* r, bool /*every*/ = true) {
     be_.update(cg_steps::Init{});
     if (!precond_) be_.dot(r, r, S::kRr, S::kInit);
     be_.update(cg_steps::EndInit{});
   }
+  // A lane may start while the others go on.
+  bool can_start_lanes() const { return true; }
 
   // One iteration on x and its residual r (updated by the recurrence).
   template <class Operator>
@@ -161,13 +166,23 @@ class CgMethod {
     if (s[S::kStop] == 0.0) return IterationResult::kContinue;
     return s[S::kRr2] == 0.0 ? IterationResult::kConverged : IterationResult::kBreakdown;
   }
-  // <r, r> after the last update without a preconditioner (the loop's L2
-  // norm squared).
-  static double rr(const double* s) { return s[S::kRr]; }
+  // Without a preconditioner, the L2 residual norm from the <r, r> that
+  // the last update computed anyway (lane slots s).
+  bool l2_residual_norm(const double* s, double* norm) const {
+    if (precond_) return false;
+    *norm = std::sqrt(s[S::kRr]);
+    return true;
+  }
+  // x is current after every step: nothing to complete when a solve ends.
+  template <class Operator>
+  void finalize(Operator& /*op*/, T* /*x*/, int /*mask*/) {}
 
   // The method's vectors (a lanes backend keeps their lanes in step with
   // the loop's when lanes finish).
   std::vector<Vec*> state_vectors() { return {&p_, &q_, &z_}; }
+  // After a lanes backend dropped lanes: the vectors moved, nothing else
+  // depends on the block.
+  void lanes_dropped(int /*before*/) {}
 
  private:
   Backend& be_;

@@ -69,7 +69,7 @@ class GmresCycle : public KrylovSolver<T> {
 
   bool residual_norm_estimate(double* norm) const override {
     if (this->norm_ != NormType::kL2 || !method_) return false;
-    return Method::estimate(backend_->slots(), shape().truncated(), norm);
+    return method_->l2_residual_norm(backend_->slots(), norm);
   }
 
   int restart_ = 20;

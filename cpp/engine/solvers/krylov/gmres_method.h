@@ -61,7 +61,6 @@ struct GmresSlots {
     kStop,       // the recurrence cannot continue: breakdown
     kConverged,  // the cycle started from r = 0
     kInit,       // set by the caller: (re)start this lane from its residual
-    kFinal,      // set by the caller: finalize() updates this lane's iterate
     kFirst,      // the first cycle starts from the caller's r
     kStart,      // this lane starts a cycle in this iteration
     kRecompute,  // ... from a recomputed residual
@@ -324,8 +323,11 @@ class GmresMethod {
   void set_tracking(bool track) { track_ = track; }
 
   // Starts the lanes whose kInit slot is set: the next iteration begins a
-  // cycle from their residual r.
-  void init(const T* /*r*/) { be_.update(gmres_steps::Init{}); }
+  // cycle from their residual r. Each lane has its own Arnoldi step, so
+  // whether every lane starts (`every`) does not matter.
+  void init(const T* /*r*/, bool /*every*/ = true) { be_.update(gmres_steps::Init{}); }
+  // A lane may start while the others go on.
+  bool can_start_lanes() const { return true; }
 
   // One Arnoldi step on x and r (a new cycle first where j = 0).
   template <class Operator>
@@ -374,10 +376,10 @@ class GmresMethod {
     tighten();
   }
 
-  // At the end of a lane's solve (its kFinal slot set, or every lane with
-  // mask kAllLanes): the iterate of a cycle in progress, then j = 0.
+  // At the end of the solve of the lanes `mask` selects (a slot the caller
+  // sets, or kAllLanes): the iterate of a cycle in progress, then j = 0.
   template <class Operator>
-  void finalize(Operator& op, T* x, int mask = S::kFinal) {
+  void finalize(Operator& op, T* x, int mask) {
     update_solution(op, x, mask);
     be_.update(gmres_steps::Close{mask});
     tighten();
@@ -388,9 +390,9 @@ class GmresMethod {
     if (s[S::kConverged] != 0.0) return IterationResult::kConverged;
     return s[S::kStop] != 0.0 ? IterationResult::kBreakdown : IterationResult::kContinue;
   }
-  // The L2 residual norm from the rotations, where g keeps it.
-  static bool estimate(const double* s, bool truncated, double* norm) {
-    if (truncated || s[S::kEst] < 0) return false;
+  // The L2 residual norm from the rotations, where g keeps it (lane slots s).
+  bool l2_residual_norm(const double* s, double* norm) const {
+    if (sh_.truncated() || s[S::kEst] < 0) return false;
     *norm = s[S::kEst];
     return true;
   }
@@ -402,9 +404,9 @@ class GmresMethod {
     for (Vec& v : Z_) out.push_back(&v);
     return out;
   }
-  // After the state vectors moved (a lanes backend dropping lanes swaps
-  // their storage): the step-to-vector maps are rebuilt.
-  void relink() {
+  // After a lanes backend dropped lanes (from `before` lanes), which swaps
+  // the storage of the state vectors: the step-to-vector maps are rebuilt.
+  void lanes_dropped(int /*before*/) {
     std::fill(vtab_.begin(), vtab_.end(), nullptr);
     std::fill(ztab_.begin(), ztab_.end(), nullptr);
   }

@@ -32,10 +32,11 @@
 // The step within the cycle (k) is kept on the host: every lane of a
 // backend takes the same step. On the lanes backend a lane that restarts
 // while the others go on (a rejected true residual) therefore waits, held,
-// until the cycle ends (can_start_lanes), and joins at the next one with
-// its G and U zeroed, which makes that cycle its first, step for step. The
-// small dense systems (M = P^T G, f, c) are in the lane's slots, in double
-// whatever the vector type.
+// until the cycle ends (can_start_lanes): its kInit slot stays set and the
+// steps skip it. It joins at the next cycle with its G and U zeroed, which
+// makes that cycle its first, step for step. The small dense systems
+// (M = P^T G, f, c) are in the lane's slots, in double whatever the vector
+// type.
 //
 // Operator (the caller's): matvec(x, y) sets y = A x, precondition(r, z)
 // sets z = M^-1 r (called only with a preconditioner), residual(x, r) sets
@@ -74,8 +75,8 @@ struct IdrSlots {
     kReplaced,  // |r| at the last residual replacement
     kReplace,   // this cycle's end replaces r by b - A x
     kH,         // a projection coefficient
-    kInit,      // set by the caller: (re)start this lane from its residual
-    kHeld,      // set by the caller: the lane waits for a cycle to end
+    kInit,      // set by the caller: (re)start this lane from its residual;
+                // until init() does, the lane is held and takes no step
     kCount
   };
   int s;
@@ -102,7 +103,6 @@ struct Start {
   JAXAMG_HOST_DEVICE void operator()(double* s) const {
     if (s[S::kInit] == 0.0) return;
     s[S::kInit] = 0.0;
-    s[S::kHeld] = 0.0;
     for (int j = 0; j < L.s; ++j) {
       for (int i = 0; i < L.s; ++i) s[L.m(i, j)] = i == j ? 1.0 : 0.0;
     }
@@ -116,9 +116,12 @@ struct Start {
 struct InvSqrt {
   JAXAMG_HOST_DEVICE void operator()(double* s) const { s[S::kH] = 1.0 / sqrt(s[S::kH]); }
 };
+// A lane whose (re)start waits for the cycle to end: kInit set, init() not
+// yet run for it.
+JAXAMG_HOST_DEVICE inline bool held(const double* s) { return s[S::kInit] != 0.0; }
 // A step goes on for every lane but a held one.
 JAXAMG_HOST_DEVICE inline void go(double* s) {
-  s[S::kGo] = s[S::kHeld] == 0.0 ? 1.0 : 0.0;
+  s[S::kGo] = held(s) ? 0.0 : 1.0;
   s[S::kStop] = 0.0;
 }
 
@@ -129,7 +132,7 @@ struct SolveC {
   int k;
   JAXAMG_HOST_DEVICE void operator()(double* s) const {
     go(s);
-    if (s[S::kHeld] != 0.0) return;
+    if (held(s)) return;
     for (int i = k; i < L.s; ++i) {
       double sum = s[L.f() + i];
       for (int l = k; l < i; ++l) sum -= s[L.m(i, l)] * s[L.c() + l - k];
@@ -192,7 +195,7 @@ struct Omega {
   double angle;
   JAXAMG_HOST_DEVICE void operator()(double* s) const {
     go(s);
-    if (s[S::kHeld] != 0.0) return;
+    if (held(s)) return;
     const double nt = sqrt(s[S::kTt]);
     const double ts = s[S::kTs];
     if (backend::unusable_divisor(nt) || backend::unusable_divisor(ts)) return stop(s);
@@ -261,10 +264,9 @@ class IdrMethod {
     } else {
       // The lanes' first cycle, run as a later one: G = U = 0 make its
       // combinations give what the first cycle's copies give, bit for bit.
-      if (zeros_.empty()) zeros_ = be_.make_vector();
       for (int i = 0; i < sh_.s; ++i) {
-        be_.copy(zeros_.data(), G_[i].data(), S::kInit);
-        be_.copy(zeros_.data(), U_[i].data(), S::kInit);
+        be_.fill_zero(G_[i].data(), S::kInit);
+        be_.fill_zero(U_[i].data(), S::kInit);
       }
     }
     if (sh_.s == 1) be_.copy(r, P_[0].data(), S::kInit);
@@ -272,7 +274,8 @@ class IdrMethod {
     be_.update(idr_steps::Start{L_});
   }
 
-  // Lanes may join only between cycles: the step k is shared.
+  // Lanes may join only between cycles: the step k is shared. Until then a
+  // lane whose kInit slot is set is held.
   bool can_start_lanes() const { return k_ == 0; }
 
   // The method's vectors that hold a lane's state across iterations.
@@ -302,6 +305,11 @@ class IdrMethod {
     if (s[S::kStop] == 0.0) return IterationResult::kContinue;
     return s[S::kRr2] == 0.0 ? IterationResult::kConverged : IterationResult::kBreakdown;
   }
+  // r is the residual's recurrence: no cheaper norm than r's own.
+  bool l2_residual_norm(const double* /*s*/, double* /*norm*/) const { return false; }
+  // x is current after every step: nothing to complete when a solve ends.
+  template <class Operator>
+  void finalize(Operator& /*op*/, T* /*x*/, int /*mask*/) {}
 
  private:
   // A standard normal number from (global row, column): splitmix64 of the
@@ -464,7 +472,7 @@ class IdrMethod {
   IdrShape sh_;
   S L_;
   std::vector<Vec> P_, G_, U_;  // s vectors each
-  Vec v_, t_, z_, replaced_, zeros_;
+  Vec v_, t_, z_, replaced_;
   std::vector<T*> ptrs_;
   int k_ = 0;  // the step within the cycle: s is the minimal-residual step
   bool first_cycle_ = true;
