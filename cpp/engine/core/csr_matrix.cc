@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/parallel.h"
 
 namespace jaxamg {
 
@@ -29,7 +30,7 @@ Index CsrMatrix<T>::find_diagonal() {
   const Index* ci = std::as_const(col).data();
   // Small matrices (coarse levels) are searched serially: a parallel region
   // costs more than the loop there.
-#pragma omp parallel for reduction(+ : missing) schedule(static) if (nrows > 8192)
+#pragma omp parallel for reduction(+ : missing) schedule(static) if (nrows > kParallelRows)
   for (Index i = 0; i < nrows; ++i) {
     // Columns are sorted: binary search.
     const Index* b = ci + rp[i];

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/parallel.h"
 #include "dist/dist_amg.h"
 #include "dist/dist_coloring.h"
 #include "dist/gathered.h"
@@ -37,7 +38,7 @@ void DistOperator<T>::product(const CsrMatrix<T>& A, const T* x, const T* b, T* 
   // Interior rows read owned values only: computed while messages travel.
   const Index ni = static_cast<Index>(interior_.size());
   const Index* rows = interior_.data();
-#pragma omp parallel for schedule(static) if (ni > 8192)
+#pragma omp parallel for schedule(static) if (ni > kParallelRows)
   for (Index q = 0; q < ni; ++q) {
     const Index i = rows[q];
     T s = 0;
@@ -47,7 +48,7 @@ void DistOperator<T>::product(const CsrMatrix<T>& A, const T* x, const T* b, T* 
   plan_->end();
   const Index nb = static_cast<Index>(boundary_.size());
   const Index* brows = boundary_.data();
-#pragma omp parallel for schedule(static) if (nb > 8192)
+#pragma omp parallel for schedule(static) if (nb > kParallelRows)
   for (Index q = 0; q < nb; ++q) {
     const Index i = brows[q];
     T s = 0;

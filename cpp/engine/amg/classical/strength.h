@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/csr_matrix.h"
+#include "core/parallel.h"
 
 namespace jaxamg::classical {
 
@@ -22,9 +23,8 @@ struct StrengthParams {
 };
 
 // Loops over fewer rows (points, entries) than this run serially in the
-// classical kernels: a parallel region there costs more than the loop, and
-// on a busy machine every barrier waits for the slowest thread.
-constexpr Index kSerialBelow = 8192;
+// classical kernels.
+constexpr Index kSerialBelow = kParallelRows;
 
 struct StrengthGraph {
   Index n = 0;

@@ -5,19 +5,19 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/parallel.h"
+
 namespace jaxamg::cpu {
 
 namespace {
-// Below this many entries OpenMP's fork/join costs more than the loop.
-constexpr std::ptrdiff_t kParallelMin = 8192;
 
-// body(i) for i in [0, n): serially below kParallelMin, else in a parallel
+// body(i) for i in [0, n): serially below kParallelRows, else in a parallel
 // loop. The branch is taken before any OpenMP call: a parallel region with a
 // false if-clause still enters the runtime, which costs as much as the whole
 // loop on the small coarse levels.
 template <class Body>
 inline void for_each_row(std::ptrdiff_t n, Body&& body) {
-  if (n <= kParallelMin) {
+  if (n <= kParallelRows) {
     for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
     return;
   }
@@ -29,7 +29,7 @@ inline void for_each_row(std::ptrdiff_t n, Body&& body) {
 template <class Term>
 inline double sum_rows(std::ptrdiff_t n, Term&& term) {
   double s = 0;
-  if (n <= kParallelMin) {
+  if (n <= kParallelRows) {
     for (std::ptrdiff_t i = 0; i < n; ++i) s += term(i);
     return s;
   }
@@ -81,7 +81,7 @@ void spmv_axpby(const CsrMatrix<T>& A, T alpha, const T* x, T beta, T* y) {
 
 template <class T>
 std::size_t restrict_work_size(const CsrMatrix<T>& P, int threads) {
-  if (threads <= 1 || P.nrows <= kParallelMin) return 0;
+  if (threads <= 1 || P.nrows <= kParallelRows) return 0;
   // Thread 0 sums into y itself.
   return static_cast<std::size_t>(threads - 1) * static_cast<std::size_t>(P.ncols);
 }
@@ -110,7 +110,7 @@ void restrict_residual(const CsrMatrix<T>& A, const T* x, const T* b, const CsrM
   };
   const int avail = m > 0 ? static_cast<int>(work_size / static_cast<std::size_t>(m)) + 1 : 0;
   const int threads = std::min(omp_get_max_threads(), avail);
-  if (n <= kParallelMin || threads <= 1) {
+  if (n <= kParallelRows || threads <= 1) {
     for (Index j = 0; j < m; ++j) y[j] = T(0);
     for (Index i = 0; i < n; ++i) row(i, y);
     return;
@@ -150,7 +150,7 @@ double norm(std::size_t n, const T* x, NormType type) {
     case NormType::kL1:
       return sum_rows(m, [=](std::ptrdiff_t i) { return std::abs(static_cast<double>(x[i])); });
     case NormType::kLMax:
-#pragma omp parallel for reduction(max : s) schedule(static) if (m > kParallelMin)
+#pragma omp parallel for reduction(max : s) schedule(static) if (m > kParallelRows)
       for (std::ptrdiff_t i = 0; i < m; ++i) {
         const double a = std::abs(static_cast<double>(x[i]));
         // NaN must not vanish in the max: propagate it.
@@ -203,7 +203,7 @@ template <class T>
 bool all_finite(std::size_t n, const T* x) {
   const auto m = static_cast<std::ptrdiff_t>(n);
   int bad = 0;
-#pragma omp parallel for reduction(| : bad) schedule(static) if (m > kParallelMin)
+#pragma omp parallel for reduction(| : bad) schedule(static) if (m > kParallelRows)
   for (std::ptrdiff_t i = 0; i < m; ++i) bad |= !std::isfinite(x[i]);
   return bad == 0;
 }

@@ -1,18 +1,13 @@
 #include "backend/cpu/precision.h"
 
-namespace jaxamg::cpu {
+#include "core/parallel.h"
 
-namespace {
-// Below this many entries OpenMP's fork/join costs more than the loop (the
-// threshold of blas.cc). The branch is taken before any OpenMP call: a
-// region with a false if-clause still enters the runtime.
-constexpr std::ptrdiff_t kParallelMin = 8192;
-}  // namespace
+namespace jaxamg::cpu {
 
 template <class To, class From>
 void convert(std::size_t n, const From* x, To* y) {
   const auto m = static_cast<std::ptrdiff_t>(n);
-  if (m <= kParallelMin) {
+  if (m <= kParallelRows) {
     for (std::ptrdiff_t i = 0; i < m; ++i) y[i] = static_cast<To>(x[i]);
     return;
   }
@@ -23,7 +18,7 @@ void convert(std::size_t n, const From* x, To* y) {
 template <class To, class From>
 void add_converted(std::size_t n, const From* x, To* y) {
   const auto m = static_cast<std::ptrdiff_t>(n);
-  if (m <= kParallelMin) {
+  if (m <= kParallelRows) {
     for (std::ptrdiff_t i = 0; i < m; ++i) y[i] += static_cast<To>(x[i]);
     return;
   }

@@ -9,13 +9,13 @@
 #include "backend/sweep_data.h"
 #include "core/csr_matrix.h"
 #include "core/distribution.h"
+#include "core/parallel.h"
 
 namespace jaxamg::cpu {
 
 namespace sweeps {
 
-// Below this many rows a colour is cheaper without OpenMP's fork/join.
-constexpr Index kParallelRows = 8192;
+using jaxamg::kParallelRows;
 // Node residuals up to this block size stay on the stack.
 constexpr Index kMaxStackBlock = 8;
 

@@ -14,6 +14,7 @@
 #include "backend/slots.h"
 #include "core/csr_matrix.h"
 #include "core/distribution.h"
+#include "core/parallel.h"
 #include "core/types.h"
 
 namespace jaxamg::cpu {
@@ -211,10 +212,6 @@ class VectorBackend {
   T* lane_work(T* reusable, vector_type* /*scratch*/) { return reusable; }
 
  private:
-  // Below this many rows a sweep is cheaper than OpenMP's fork/join (the
-  // threshold of blas.cc's vector kernels).
-  static constexpr Index kParallelRows = 8192;
-
   // body(i) for the rows of a vector, in parallel above kParallelRows.
   template <class Body>
   void for_rows(Body&& body) const {

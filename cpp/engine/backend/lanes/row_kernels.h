@@ -10,12 +10,12 @@
 
 #include "backend/lanes/lane_pack.h"
 #include "core/csr_matrix.h"
+#include "core/parallel.h"
 
 namespace jaxamg::lanes::rows {
 
-// Below this much work (rows x lanes) OpenMP's fork/join costs more than the
-// loop; the value of backend/cpu/blas.cc.
-constexpr std::ptrdiff_t kParallelMin = 8192;
+// Work (rows x lanes) below which a loop runs without OpenMP.
+constexpr std::ptrdiff_t kParallelMin = kParallelRows;
 constexpr int kChunk = 8;
 
 template <class F>

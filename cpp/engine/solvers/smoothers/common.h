@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/csr_matrix.h"
+#include "core/parallel.h"
 
 namespace jaxamg {
 
@@ -23,9 +24,7 @@ class DiagonalScaling {
 
 namespace jaxamg::smoothers {
 
-// Below this many rows a sweep is cheaper than OpenMP's fork/join (same
-// threshold as the CPU backend's vector kernels).
-constexpr Index kParallelRows = 8192;
+using jaxamg::kParallelRows;
 
 // inv[i] = 1 / a_ii. Throws InvalidInput naming the row when a diagonal is
 // missing or zero (through require_nonzero_diagonal), or when the matrix has
