@@ -3,7 +3,7 @@
 // lane widths that leave scalar tails in the lane vectors (lane_pack.h), and
 // the work space LinearSolver keeps between solve_many calls, which must
 // follow a resetup, new values and a switch to the transposed solver. Every
-// lane is compared with its one-lane solve bit for bit (below 8192 rows all
+// lane is compared with its one-lane solve bit for bit (below kParallelRows rows all
 // reductions are serial in both paths).
 #include <gtest/gtest.h>
 

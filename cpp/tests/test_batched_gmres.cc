@@ -1,7 +1,7 @@
 // Batched GMRES and FGMRES (batched/batched_krylov.cc on the one method of
 // solvers/krylov/gmres_method.h): every lane of a batch must give the
 // iterations, status, residual history and solution of a one-lane solve, bit
-// for bit (below 8192 rows every reduction is serial in both paths), with
+// for bit (below kParallelRows rows every reduction is serial in both paths), with
 // restarts inside the solve, lanes that finish at different iterations, and
 // lanes whose Arnoldi steps differ (a lane restarted while the others go on).
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // The multicolour and block smoothers in batched solves: several right-hand
 // sides advanced together on the lanes backend (multicolor_methods.h,
 // diagonal_sweep_method.h with the lanes backend's sweeps) give, lane by lane, the iterations,
-// residual history and solution of one-lane solves bit for bit (below 8192
+// residual history and solution of one-lane solves bit for bit (below kParallelRows
 // rows every reduction is serial in both paths).
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Batched solves (batched/, LinearSolver::solve_many): several right-hand
 // sides of one matrix solved together must give, lane by lane, the
 // iterations, status, residual history and solution of one-lane solves on
-// the same setup. Below 8192 rows every reduction is serial in both paths,
+// the same setup. Below kParallelRows rows every reduction is serial in both paths,
 // so the lanes must match bit for bit; above, the threads' partial sums make
 // both paths differ by rounding only.
 #include <gtest/gtest.h>
@@ -14,6 +14,7 @@
 
 #include "api/linear_solver.h"
 #include "batched/batched_krylov.h"
+#include "core/parallel.h"
 #include "problems.h"
 #include "test_batched_util.h"
 
@@ -305,9 +306,11 @@ TEST(BatchedSolve, ConvergedLaneKeepsItsGuess) {
   check<double>(kAbsolute, Ad, true, false, true, true, 0);
 }
 
-// 24^3 = 13824 rows: threaded reductions, equal up to rounding.
+// 28^3 = 21952 rows, above kParallelRows: threaded reductions, equal up to
+// rounding.
 TEST(BatchedSolve, ThreadedReductionsMatchToRounding) {
-  const auto A = testing::poisson3d<double>(24);
+  const auto A = testing::poisson3d<double>(28);
+  ASSERT_GT(A.nrows, kParallelRows);
   check<double>(kDefault, A, true, false, true, false, 1e-9);
   check<double>(kPcgCheby, A, false, false, true, false, 1e-9);
   check<double>(kDefault, testing::convection_diffusion2d<double>(120, 0.05), false, true, true,

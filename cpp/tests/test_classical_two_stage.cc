@@ -12,6 +12,7 @@
 #include "amg/classical/splitting.h"
 #include "api/linear_solver.h"
 #include "backend/cpu/blas.h"
+#include "core/parallel.h"
 #include "problems.h"
 #include "solvers/krylov/krylov_solver.h"
 #include "test_classical_util.h"
@@ -129,7 +130,8 @@ TEST(ClassicalTwoStage, OnANonAggressiveLevelItIsD2) {
 }
 
 TEST(RestrictResidual, EqualsTransposeTimesResidual) {
-  const auto A = testing::poisson3d<double>(24);  // above the parallel threshold
+  const auto A = testing::poisson3d<double>(28);
+  ASSERT_GT(A.nrows, kParallelRows);  // the threaded loops run
   ClassicalParams p;
   p.truncation.max_elements = 4;
   p.interpolator = Interpolator::kD2;

@@ -313,15 +313,15 @@ TYPED_TEST(SmootherMulticolor, ValuesOnlyResetupKeepsColoringAndMatchesFreshSetu
   }
 }
 
-// Large enough for the OpenMP paths (the sweeps go parallel above 8192
-// rows): every row's arithmetic is independent of the thread count, so the
+// Large enough for the OpenMP paths (the sweeps go parallel above
+// kParallelRows rows): every row's arithmetic is independent of the thread count, so the
 // results must be bitwise equal to a one-thread run. A race between rows of
 // one colour, or a missing barrier between colours, breaks the equality.
 TYPED_TEST(SmootherMulticolor, ParallelSweepsEqualOneThreadSweeps) {
   using T = TypeParam;
   std::vector<std::shared_ptr<const CsrMatrix<T>>> mats = {
-      std::make_shared<CsrMatrix<T>>(testing::poisson2d<T>(100)),
-      testing::random_dominant<T>(12000, 6, 123)};
+      std::make_shared<CsrMatrix<T>>(testing::poisson2d<T>(140)),
+      testing::random_dominant<T>(20000, 6, 123)};
   const char* configs[][2] = {
       {"BLOCK_JACOBI", ""},
       {"JACOBI_L1", ""},
