@@ -31,7 +31,7 @@ import os
 import time
 
 import numpy as np
-import scipy.sparse as sp
+from fem_problems import elasticity
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFIG = "PCG_SA_NEAR_NULLSPACE"  # a shipped config
@@ -52,40 +52,6 @@ def classical_config() -> str:
     cfg["solver"]["tolerance"] = TOL
     cfg["solver"]["preconditioner"].update(CLASSICAL_OVERRIDES)
     return json.dumps(cfg)
-
-
-def elasticity(dim: int, cells: int, nu: float = 0.3):
-    """(A, b, coordinates of the free nodes): K u = f on the clamped block."""
-    import skfem
-    from skfem.models.elasticity import lame_parameters, linear_elasticity
-
-    grid = np.linspace(0.0, 1.0, cells + 1)
-    if dim == 2:
-        mesh = skfem.MeshQuad.init_tensor(grid, grid)
-        element = skfem.ElementVector(skfem.ElementQuad1())
-    else:
-        mesh = skfem.MeshHex.init_tensor(grid, grid, grid)
-        element = skfem.ElementVector(skfem.ElementHex1())
-    basis = skfem.Basis(mesh, element)
-    # Node-interleaved numbering (what block_dim expects): node i owns
-    # unknowns dim*i .. dim*i + dim - 1.
-    nodal = basis.nodal_dofs
-    expected = dim * np.arange(mesh.nvertices)[None, :] + np.arange(dim)[:, None]
-    if basis.N != dim * mesh.nvertices or not np.array_equal(nodal, expected):
-        raise RuntimeError("scikit-fem numbered the vector dofs other than node-interleaved")
-    K = skfem.asm(linear_elasticity(*lame_parameters(1.0, nu)), basis)
-
-    @skfem.LinearForm
-    def weight(v, w):
-        return -v.value[1]
-
-    f = skfem.asm(weight, basis)
-    clamped = basis.get_dofs(lambda x: np.isclose(x[0], 0.0)).all()
-    free = np.setdiff1d(np.arange(basis.N), clamped)
-    A = sp.csr_matrix(K[free][:, free])
-    A.sort_indices()
-    nodes = free[::dim] // dim
-    return A, f[free], mesh.p[:, nodes].T
 
 
 def relative_residual(A, x, b) -> float:

@@ -18,8 +18,14 @@ Problem ids are ``family-n``:
                   Dirichlet, scaled by h^2.  Nonsymmetric M-matrix; the
                   cell Peclet number h |w| / eps is about 2 at n = 512.
 
+The finite-element families of bench/fem_problems.py (elasticity, jumps,
+anisotropy, SUPG, pure Neumann; n = cells per side) share these ids; their
+problems may carry a block size, a near null space (the rigid-body modes)
+or a constant null space, which the npz file passes on to the runners.
+
 The right-hand side is b ~ N(0, 1) from numpy's default_rng(2024) for every
-problem (all frequencies present, independent of the solver).
+problem (all frequencies present, independent of the solver), except where
+bench/fem_problems.py says otherwise (elasticity's load, Neumann's mean).
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import dataclasses
 import math
 import os
 
+import fem_problems
 import numpy as np
 import scipy.sparse as sp
 
@@ -43,8 +50,15 @@ FAMILIES = {
     "aniso2d": f"2D anisotropic Poisson, eps = {ANISO_EPS:g}",
     "jump3d": f"3D Poisson, {JUMP_CONTRAST:g} coefficient jumps ({JUMP_BLOCKS}^3 checkerboard)",
     "convdiff2d": f"2D convection-diffusion, eps = {CONVDIFF_EPS:g}, upwind (nonsymmetric)",
+    **fem_problems.FAMILIES,
 }
-SYMMETRIC = {"poisson3d": True, "aniso2d": True, "jump3d": True, "convdiff2d": False}
+SYMMETRIC = {
+    "poisson3d": True,
+    "aniso2d": True,
+    "jump3d": True,
+    "convdiff2d": False,
+    **fem_problems.SYMMETRIC,
+}
 
 
 @dataclasses.dataclass
@@ -56,6 +70,11 @@ class Problem:
     b: np.ndarray
     symmetric: bool
     description: str
+    block_dim: int = 1
+    # (rows, m) near-null-space vectors for smoothed aggregation, e.g. the
+    # rigid-body modes of elasticity; None for none.
+    near_nullspace: np.ndarray | None = None
+    singular: bool = False  # null space: the constants (b is consistent)
 
     @property
     def rows(self) -> int:
@@ -180,16 +199,48 @@ BUILDERS = {"poisson3d": poisson3d, "aniso2d": aniso2d, "jump3d": jump3d, "convd
 
 def make_problem(pid: str) -> Problem:
     family, n = parse_pid(pid)
-    A = BUILDERS[family](n)
-    b = np.random.default_rng(RHS_SEED).standard_normal(A.shape[0])
-    return Problem(pid, family, n, A, b, SYMMETRIC[family], f"{FAMILIES[family]}, n = {n}")
+    rng = np.random.default_rng(RHS_SEED)
+    description = f"{FAMILIES[family]}, n = {n}"
+    if family not in fem_problems.FAMILIES:
+        A = BUILDERS[family](n)
+        return Problem(
+            pid, family, n, A, rng.standard_normal(A.shape[0]), SYMMETRIC[family], description
+        )
+    system = fem_problems.build(family, n, rng)
+    near_nullspace = None
+    if system.coordinates is not None:
+        from jaxamg import rigid_body_modes
+
+        near_nullspace = rigid_body_modes(system.coordinates)
+    return Problem(
+        pid,
+        family,
+        n,
+        _finish(system.A),
+        system.b,
+        SYMMETRIC[family],
+        description + " cells per side",
+        block_dim=system.block_dim,
+        near_nullspace=near_nullspace,
+        singular=system.singular,
+    )
 
 
 # ---- on-disk formats ---------------------------------------------------------
 
 
 def write_npz(prob: Problem, path: str) -> None:
-    np.savez(path, indptr=prob.A.indptr, indices=prob.A.indices, data=prob.A.data, b=prob.b)
+    extras = {} if prob.near_nullspace is None else {"near_nullspace": prob.near_nullspace}
+    np.savez(
+        path,
+        indptr=prob.A.indptr,
+        indices=prob.A.indices,
+        data=prob.A.data,
+        b=prob.b,
+        block_dim=prob.block_dim,
+        singular=prob.singular,
+        **extras,
+    )
 
 
 def load_npz(path: str) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -201,6 +252,18 @@ def load_npz(path: str) -> tuple[sp.csr_matrix, np.ndarray]:
     A = sp.csr_matrix((data, indices, indptr), shape=(n, n), copy=False)
     A.has_sorted_indices = True
     return A, b
+
+
+def load_structure(path: str) -> dict:
+    """What the npz says about the system beyond (A, b): block_dim,
+    near_nullspace (a C-contiguous float64 array or None) and singular."""
+    with np.load(path) as z:
+        near = z["near_nullspace"] if "near_nullspace" in z.files else None
+        return {
+            "block_dim": int(z["block_dim"]) if "block_dim" in z.files else 1,
+            "near_nullspace": None if near is None else np.ascontiguousarray(near, np.float64),
+            "singular": bool(z["singular"]) if "singular" in z.files else False,
+        }
 
 
 def write_bin(prob: Problem, path: str) -> None:
@@ -232,6 +295,9 @@ def materialize(pid: str, workdir: str) -> dict:
         "csr_bytes": prob.csr_bytes,
         "symmetric": prob.symmetric,
         "description": prob.description,
+        "block_dim": prob.block_dim,
+        "near_nullspace": None if prob.near_nullspace is None else prob.near_nullspace.shape[1],
+        "singular": prob.singular,
         "npz": npz,
         "bin": binp,
     }

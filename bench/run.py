@@ -6,6 +6,7 @@ Usage (from the repository root):
     python bench/run.py                 # the full matrix; its report goes to the history
     python bench/run.py --quick         # smoke run (a minute or two); records nothing
     python bench/run.py --problems poisson3d-64 jump3d-64 --solvers engine hypre
+    python bench/run.py --fem --no-append   # the finite-element set (bench/fem_problems.py)
 
 Each solver runs in its own process on the same matrix and right-hand side
 (bench/problems.py); the true relative residual ||b - A x|| / ||b|| of every
@@ -25,8 +26,16 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-SHIPPED_CONFIGS = os.path.join(REPO, "src", "jaxamg", "configs")
 sys.path.insert(0, HERE)
+
+from machine import git_state, loadavg, machine_info  # noqa: E402
+from solver_plan import (  # noqa: E402
+    PEERS,
+    SPECIAL_CONFIGS,
+    config_path,
+    default_configs,
+    solver_plan,
+)
 
 FULL_PROBLEMS = [
     "poisson3d-32",
@@ -38,56 +47,21 @@ FULL_PROBLEMS = [
     "convdiff2d-512",
 ]
 QUICK_PROBLEMS = ["poisson3d-32", "aniso2d-256", "jump3d-32", "convdiff2d-128"]
-
-# Engine configs: shipped config (src/jaxamg/configs, file name in any case)
-# -> (label, class, families it runs on).
-# class drives the targets in bench/report.py.
-ENGINE_CONFIGS = {
-    "pcg_classical_l1jacobi_t025.json": (
-        "jaxamg PCG + classical (PMIS, D2, Pmax 4, θ 0.25, l1-Jacobi)",
-        "classical",
-        ("poisson3d", "aniso2d", "jump3d"),
-    ),
-    "pcg_classical_l1jacobi_t05.json": (
-        "jaxamg PCG + classical (PMIS, D2, Pmax 4, θ 0.5, l1-Jacobi)",
-        "classical",
-        ("poisson3d", "jump3d"),
-    ),
-    "pcg_classical_mcgs_t025.json": (
-        "jaxamg PCG + classical (PMIS, D2, Pmax 4, θ 0.25, sym. multicolor GS)",
-        "classical",
-        ("poisson3d", "aniso2d", "jump3d"),
-    ),
-    "pcg_classical_agg1_cheby2.json": (
-        "jaxamg PCG + classical (PMIS, 1 aggressive level two-stage ext+i, D2, Pmax 4, θ 0.25, "
-        "Chebyshev(2) on l1-Jacobi)",
-        "classical",
-        ("poisson3d", "aniso2d", "jump3d"),
-    ),
-    "pcgf_aggregation_size8_cg.json": (
-        "jaxamg PCGF + aggregation (SIZE_8, CG cycle, sym. multicolor GS)",
-        "aggregation",
-        ("poisson3d", "aniso2d", "jump3d"),
-    ),
-    "fgmres_classical_mcgs.json": (
-        "jaxamg FGMRES(30) + classical (PMIS, D2, Pmax 4, θ 0.25, multicolor GS)",
-        "nonsym",
-        ("convdiff2d",),
-    ),
-    "fgmres_aggregation_dilu.json": (
-        "jaxamg FGMRES(30) + aggregation (SIZE_2, V(0,3), multicolor DILU)",
-        "nonsym",
-        ("convdiff2d",),
-    ),
-}
-PEERS = ["pyamg-rs", "pyamg-sa", "hypre", "scipy"]
-PEER_LABELS = {
-    "pyamg-rs": "PyAMG Ruge–Stüben + {accel}",
-    "pyamg-sa": "PyAMG smoothed aggregation + {accel}",
-    "hypre": "hypre BoomerAMG ({coarsen}, ext+i, Pmax 4, θ {theta:g}, l1-GS) + {krylov}",
-    "scipy": "SciPy {method} (no preconditioner)",
-}
-THREE_D = ("poisson3d", "jump3d")
+# The finite-element set (bench/fem_problems.py), two sizes each, at sizes
+# that run in minutes.
+FEM_PROBLEMS = [
+    f"{family}-{n}"
+    for family, sizes in (
+        ("elast3d-nu030", (12, 16)),
+        ("elast3d-nu045", (12, 16)),
+        ("elast3d-nu049", (12, 16)),
+        ("jumpfem3d", (32, 40)),
+        ("anisofem2d", (256, 512)),
+        ("supg2d", (256, 512)),
+        ("neumann3d", (32, 40)),
+    )
+    for n in sizes
+]
 
 
 def log(msg: str) -> None:
@@ -140,56 +114,6 @@ def engine_python(requested: str | None) -> tuple[str | None, str]:
     return None, msg or "no interpreter found"
 
 
-# ---- machine description -----------------------------------------------------
-
-
-def machine_info() -> dict:
-    info = {"nproc": os.cpu_count()}
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    info["cpu"] = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    try:
-        with open("/proc/meminfo") as f:
-            kb = int(f.readline().split()[1])
-        info["mem_gib"] = round(kb / 2**20, 1)
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        with open("/etc/os-release") as f:
-            osr = dict(line.rstrip().split("=", 1) for line in f if "=" in line)
-        info["os"] = osr.get("PRETTY_NAME", "").strip('"')
-    except OSError:
-        pass
-    info["nproc_available"] = (
-        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    )
-    return info
-
-
-def loadavg() -> str:
-    try:
-        with open("/proc/loadavg") as f:
-            return " ".join(f.read().split()[:3])
-    except OSError:
-        return "?"
-
-
-def git_state() -> dict:
-    def git(*a):
-        r = subprocess.run(["git", "-C", REPO, *a], capture_output=True, text=True)
-        return r.stdout.strip() if r.returncode == 0 else ""
-
-    return {
-        "commit": git("rev-parse", "--short=12", "HEAD"),
-        "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
-    }
-
-
 # ---- one solver run ------------------------------------------------------------
 
 
@@ -207,81 +131,6 @@ def run_runner(cmd: list[str], env: dict, timeout: float) -> dict:
         lines = [ln.strip() for ln in (r.stderr or r.stdout).strip().splitlines() if ln.strip()]
         raise RuntimeError(f"exit code {r.returncode}: " + (lines[-1] if lines else "no output"))
     return json.loads(lines[-1][len("RESULT ") :])
-
-
-def solver_plan(prob: dict, args) -> list[dict]:
-    """The runs for one problem, in order: engine configs, then peers."""
-    fam = prob["family"]
-    sym = prob["symmetric"]
-    plan = []
-    if "engine" in args.solvers and args.engine_available:
-        for cfg in args.engine_configs:
-            label, cls, fams = ENGINE_CONFIGS.get(
-                os.path.basename(cfg), (f"jaxamg {os.path.basename(cfg)}", "custom", None)
-            )
-            if fams is not None and fam not in fams and not args.all_configs:
-                continue
-            for thr in args.engine_threads:
-                plan.append(
-                    {
-                        "id": f"engine:{os.path.basename(cfg)}:t{thr}",
-                        "kind": "engine",
-                        "config": cfg,
-                        "label": label,
-                        "class": cls,
-                        "threads": thr,
-                    }
-                )
-    accel = "cg" if sym else "gmres"
-    for peer in PEERS:
-        if peer not in args.solvers:
-            continue
-        if peer.startswith("pyamg"):
-            plan.append(
-                {
-                    "id": peer,
-                    "kind": "pyamg",
-                    "method": peer[-2:],
-                    "accel": accel,
-                    "label": PEER_LABELS[peer].format(accel=accel.upper()),
-                }
-            )
-        elif peer == "hypre":
-            thetas = args.hypre_thetas_3d if fam in THREE_D else args.hypre_thetas_2d
-            krylov = "pcg" if sym else "gmres"
-            coarsen = {"hmis": 10, "pmis": 8}[args.hypre_coarsen]
-            for theta in thetas:
-                plan.append(
-                    {
-                        "id": f"hypre-t{theta:g}",
-                        "kind": "hypre",
-                        "theta": theta,
-                        "krylov": krylov,
-                        "coarsen": coarsen,
-                        "label": PEER_LABELS["hypre"].format(
-                            coarsen=args.hypre_coarsen.upper(),
-                            theta=theta,
-                            krylov="PCG" if sym else "GMRES(30)",
-                        )
-                        + (
-                            f", {args.hypre_agg_levels} aggressive levels"
-                            if args.hypre_agg_levels
-                            else ""
-                        )
-                        + (f", {args.hypre_np} ranks" if args.hypre_np > 1 else ""),
-                    }
-                )
-        elif peer == "scipy":
-            method = "cg" if sym else "gmres"
-            plan.append(
-                {
-                    "id": "scipy",
-                    "kind": "scipy",
-                    "method": method,
-                    "label": PEER_LABELS["scipy"].format(method="CG" if sym else "GMRES(30)"),
-                }
-            )
-    return plan
 
 
 def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
@@ -310,6 +159,9 @@ def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
         "label": spec["label"],
         "class": spec.get("class", "peer"),
     }
+    if "not_run" in spec:
+        rec.update(status=f"NOT RUN ({spec['not_run']})")
+        return rec
     try:
         if spec["kind"] == "engine":
             if ctx["engine_python"] is None:
@@ -440,19 +292,6 @@ def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
 # ---- main ------------------------------------------------------------------------
 
 
-def config_path(cfg: str) -> str:
-    """A shipped config's file (by name, any case, `.json` optional), or a path
-    to a JSON file elsewhere."""
-    stem = cfg[: -len(".json")] if cfg.lower().endswith(".json") else cfg
-    shipped = os.path.join(SHIPPED_CONFIGS, stem.upper() + ".json")
-    return shipped if os.path.exists(shipped) else os.path.abspath(cfg)
-
-
-def default_configs() -> list[str]:
-    """The configs of ENGINE_CONFIGS, in their order."""
-    return list(ENGINE_CONFIGS)
-
-
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -462,6 +301,11 @@ def parse_args(argv=None):
         action="store_true",
         help=f"smoke run: {' '.join(QUICK_PROBLEMS)}, one repetition, short SciPy caps; "
         "nothing is recorded unless --append is given",
+    )
+    ap.add_argument(
+        "--fem",
+        action="store_true",
+        help=f"the finite-element problem set: {' '.join(FEM_PROBLEMS)}",
     )
     ap.add_argument(
         "--problems",
@@ -481,7 +325,8 @@ def parse_args(argv=None):
         nargs="+",
         metavar="FILE",
         default=default_configs(),
-        help="shipped configs (by name) or JSON files to run (default: those of ENGINE_CONFIGS, "
+        help="shipped configs (by name), JSON files, 'auto' or 'default' to run (default: those "
+        "of ENGINE_CONFIGS in bench/solver_plan.py, "
         "each on its problem families)",
     )
     ap.add_argument(
@@ -578,7 +423,9 @@ def parse_args(argv=None):
     ap.add_argument("--note", default="", help="free text added to the report section")
     args = ap.parse_args(argv)
 
-    args.problems = args.problems or (QUICK_PROBLEMS if args.quick else FULL_PROBLEMS)
+    args.problems = args.problems or (
+        FEM_PROBLEMS if args.fem else QUICK_PROBLEMS if args.quick else FULL_PROBLEMS
+    )
     args.repeat = args.repeat if args.repeat is not None else (1 if args.quick else 3)
     args.scipy_maxiter = args.scipy_maxiter or (2000 if args.quick else 5000)
     args.scipy_time_cap = args.scipy_time_cap or (10.0 if args.quick else 60.0)
@@ -592,7 +439,7 @@ def parse_args(argv=None):
     else:
         args.engine_threads = sorted({1, ncores})
     for cfg in args.engine_configs:
-        if not os.path.exists(config_path(cfg)):
+        if cfg not in SPECIAL_CONFIGS and not os.path.exists(config_path(cfg)):
             ap.error(f"no config {cfg} (neither a file nor a shipped config)")
     from problems import parse_pid
 

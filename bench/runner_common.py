@@ -90,6 +90,14 @@ def load_problem(path: str):
     return A, b
 
 
+def load_structure(path: str) -> dict:
+    """block_dim, near_nullspace and singular of the problem file."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from problems import load_structure
+
+    return load_structure(path)
+
+
 def warmup_problem():
     """A small problem (3D Poisson, 8^3) solved once before measuring, so
     that lazily loaded code and one-time initialisation (imports, thread
