@@ -56,7 +56,7 @@ SUMMARY_ORDER = [
     "batched-rhs",
     "mpi",
     "sharded",
-    "elasticity",
+    "fem-problems",
     "operator-materialize",
 ]
 SUMMARY_KEYS = ["family", "title", "date", "machine", "command", "source", "columns", "rows"]
@@ -604,7 +604,8 @@ def render_page() -> str:
         "512³ on the H200, call times, the CPU solve's traffic model, distributed "
         "smoothers' iteration counts, the GPU's Krylov methods on the one engine and FGMRES "
         "on the GPU against the tree before, the multicolour smoothers and IDR on the GPU "
-        "against the host engine, H100, 2026-12-06, classical AMG on elasticity, small "
+        "against the host engine, H100, 2026-12-06, classical AMG on elasticity, elasticity "
+        "against PyAMG SA from 8³ to 32³, small "
         "singular solves on 1 and 2 threads, IDR on the vmap lanes) are in the reports of "
         "[bench/results/history/](bench/results/history/README.md).",
         "",
