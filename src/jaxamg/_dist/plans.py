@@ -144,12 +144,16 @@ def _padded(nranks: int, ranks, offsets, values, width: int, fill: int) -> np.nd
     return table
 
 
-def _global_max(comm: Any, *values: int) -> list[int]:
+def _widths(comm: Any, tables: dict, size: int) -> tuple[int, int]:
+    """``(max_per_rank, max_size)`` over all ranks: the padded tables' width
+    (the longest send or receive segment, at least 1) and the largest
+    `size` (the ghosts', or A^T's entries). One Allreduce."""
     MPI = require_mpi4py("jaxamg.mpi_utils")
-    local = np.asarray(values, dtype=np.int64)
+    segments = np.concatenate([np.diff(tables["send_offsets"]), np.diff(tables["recv_offsets"])])
+    local = np.asarray([segments.max(initial=0), size], dtype=np.int64)
     out = np.empty_like(local)
     comm.Allreduce(local, out, op=MPI.MAX)
-    return [int(v) for v in out]
+    return max(int(out[0]), 1), int(out[1])
 
 
 def build_halo_plan(
@@ -167,10 +171,7 @@ def build_halo_plan(
     ghosts = unique[(unique < row_start) | (unique >= row_end)]
     t = mpi_native().halo_tables(comm_handle(comm), row_start, n_local, nglobal, ghosts)
     n_ghost = int(t["ghosts"].size)
-    sends, recvs = np.diff(t["send_offsets"]), np.diff(t["recv_offsets"])
-    longest = max([0, *sends.tolist(), *recvs.tolist()])
-    max_per_rank, max_n_ghost = _global_max(comm, longest, n_ghost)
-    max_per_rank = max(max_per_rank, 1)
+    max_per_rank, max_n_ghost = _widths(comm, t, n_ghost)
     nranks = comm.Get_size()
     owned = (cols >= row_start) & (cols < row_end)
     col_to_combined = np.where(
@@ -220,10 +221,7 @@ def build_transpose_plan(
     (ptr, cols), _ = run_and_agree(comm, structure)
     t = mpi_native().transpose_tables(comm_handle(comm), row_start, n_local, nglobal, ptr, cols)
     nnz_t = int(t["indices"].size)
-    sends, recvs = np.diff(t["send_offsets"]), np.diff(t["recv_offsets"])
-    longest = max([0, *sends.tolist(), *recvs.tolist()])
-    max_per_rank, max_nnz = _global_max(comm, longest, nnz_t)
-    max_per_rank = max(max_per_rank, 1)
+    max_per_rank, max_nnz = _widths(comm, t, nnz_t)
     nranks = comm.Get_size()
     return TransposePlan(
         indices=t["indices"],
