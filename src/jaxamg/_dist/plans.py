@@ -89,6 +89,7 @@ class TransposePlan(NamedTuple):
 
     @property
     def nnz(self) -> int:
+        """This rank's number of stored entries of ``A^T``."""
         return len(self.indices)
 
 
