@@ -192,6 +192,16 @@ def test_bad_input_raises_on_every_rank(comm, rng):
         lambda: build_t(M.indices, M.indptr, counts, wrong, comm),
         "does not match",
     )
+    # An indptr one entry short on the last rank only: every rank raises its error.
+    short = M.indptr[:-1] if rank == size - 1 else M.indptr
+    last_start, last_end = bounds[-1]
+    assert_all_raise(
+        comm,
+        ValueError,
+        lambda: build_t(M.indices, short, counts, (rs, re), comm),
+        f"`indptr` must be a 1-D integer array of n_local + 1 = {last_end - last_start + 1} "
+        f"entries, got shape ({last_end - last_start},)",
+    )
     # Values of the wrong length for the plan.
     plan = build_t(M.indices, M.indptr, counts, (rs, re), comm)
     data = M.data[:-1] if rank == 0 else M.data
