@@ -50,7 +50,6 @@ FORMER_PAGE_LAST = 30
 CPU_FAMILIES = ["poisson3d", "jump3d", "aniso2d", "convdiff2d"]
 # Page order of the transcribed families; others follow in name order.
 SUMMARY_ORDER = [
-    "gpu-poisson3d-h100",
     "gpu-poisson3d-h200",
     "jax-layer",
     "batched-rhs",
@@ -601,7 +600,8 @@ def render_page() -> str:
         "## Not on this page",
         "",
         "Measurements without a current family here (GPU kernel timings, setup phases, "
-        "512³ on the H200, call times, the CPU solve's traffic model, distributed "
+        "512³ on the H200, call times, the H100's value_and_grad of a nonsymmetric system, "
+        "the CPU solve's traffic model, distributed "
         "smoothers' iteration counts, the GPU's Krylov methods on the one engine and FGMRES "
         "on the GPU against the tree before, the multicolour smoothers and IDR on the GPU "
         "against the host engine, H100, 2026-12-06, classical AMG on elasticity, elasticity "

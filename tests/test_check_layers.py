@@ -23,14 +23,14 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
         "amg",
         "api",
         "dist",
-        "gpu_legacy/setup",
+        "device/setup",
     ):
         (cpp / "engine" / layer).mkdir(parents=True, exist_ok=True)
     for name in ("ffi", "bindings", "tests"):
         (cpp / name).mkdir(parents=True, exist_ok=True)
     (cpp / "engine/core/types.h").write_text("#pragma once\n")
     (cpp / "engine/solvers/solver.h").write_text('#include "core/types.h"\n')
-    (cpp / "engine/gpu_legacy/device_solver.h").write_text('#include "solvers/solver.h"\n')
+    (cpp / "engine/device/device_solver.h").write_text('#include "solvers/solver.h"\n')
     (cpp / "ffi/handler.h").write_text("#pragma once\n")
     for path, text in files.items():
         (cpp / path).write_text(text)
@@ -47,10 +47,10 @@ def test_allowed_includes_pass(tmp_path):
         {
             "engine/backend/cpu/blas.h": '#include "core/types.h"\n#include <vector>\n',
             "engine/backend/cpu/blas.cc": '#include "backend/cpu/blas.h"\n#include "xla/ffi.h"\n',
-            "engine/gpu_legacy/setup/pmis.cu": '#include "gpu_legacy/device_solver.h"\n'
+            "engine/device/setup/pmis.cu": '#include "device/device_solver.h"\n'
             '#include "amg/x.h"\n#include "config/c.h"\n',
-            "ffi/handler.cc": '#include "handler.h"\n#include "gpu_legacy/device_solver.h"\n',
-            "tests/test_x.cc": '#include "gpu_legacy/device_solver.h"\n',
+            "ffi/handler.cc": '#include "handler.h"\n#include "device/device_solver.h"\n',
+            "tests/test_x.cc": '#include "device/device_solver.h"\n',
         },
     )
     assert check_layers.check(cpp) == []
@@ -66,9 +66,11 @@ def test_each_forbidden_include_is_named(tmp_path, capsys):
             "engine/backend/cpu/spgemm.h": '  #  include "config/config.h"\n',
             # Relative paths count for the folder they reach.
             "engine/backend/cpu/rel.h": '#include "../../amg/amg.h"\n',
-            # No engine file includes the front ends or the legacy device path.
-            "engine/gpu_legacy/setup/pmis.cu": '#include "ffi/handler.h"\n',
-            "engine/solvers/krylov.cc": '#include "gpu_legacy/device_solver.h"\n',
+            # No engine file includes the front ends; only the device layer
+            # includes itself, and it never includes dist.
+            "engine/device/setup/pmis.cu": '#include "ffi/handler.h"\n',
+            "engine/device/setup/halo.cu": '#include "dist/halo.h"\n',
+            "engine/solvers/krylov.cc": '#include "device/device_solver.h"\n',
             "engine/amg/amg.cc": '#include "dist/halo.h"\n',
             "engine/core/error.h": '#include "api/linear_solver.h"\n',
         },
@@ -80,8 +82,9 @@ def test_each_forbidden_include_is_named(tmp_path, capsys):
         ("cpp/engine/backend/cpu/rel.h:1:", "amg/"),
         ("cpp/engine/backend/cpu/spgemm.h:1:", "config/"),
         ("cpp/engine/core/error.h:1:", "api/"),
-        ("cpp/engine/gpu_legacy/setup/pmis.cu:1:", "ffi/"),
-        ("cpp/engine/solvers/krylov.cc:1:", "gpu_legacy/"),
+        ("cpp/engine/device/setup/halo.cu:1:", "dist/"),
+        ("cpp/engine/device/setup/pmis.cu:1:", "ffi/"),
+        ("cpp/engine/solvers/krylov.cc:1:", "device/"),
     ]
     assert len(problems) == len(expected), problems
     for problem, (where, layer) in zip(problems, expected):

@@ -13,13 +13,10 @@ cpp/engine, e.g. ``backend``; ``ffi`` and ``bindings`` are folders of cpp/):
   engine/backend   core, backend                         primitives (kernels,
                                                          storage) below the
                                                          algorithms
-  engine/*         any engine layer but gpu_legacy       the engine knows nothing
-                   and dist (dist itself: dist too);     of JAX or Python; MPI
-                   never ffi, bindings                   stays in jaxamg_dist
-  engine/          any engine layer but dist;            the one exception: the
-   gpu_legacy      never ffi, bindings                   present device path,
-                                                         deleted once the engine
-                                                         runs on a CUDA backend
+  engine/*         any engine layer but device and       the engine knows nothing
+                   dist (each of those: itself too);     of JAX or Python; MPI
+                   never ffi, bindings                   stays in jaxamg_dist,
+                                                         CUDA in jaxamg_cuda
   ffi, bindings,   anything                              the front ends and tests
    tests, fuzz
   ===============  ====================================  ========================
@@ -50,11 +47,10 @@ ALLOWED = {
     "core": {"core"},
     "backend": {"core", "backend"},
 }
-# The one folder of cpp/engine that may break the rules above (it may include
-# every engine layer but dist); no other engine folder may include it.
-EXCEPTION = "gpu_legacy"
-# Engine layers only they themselves may include (MPI lives in dist alone).
-PRIVATE = {"dist", EXCEPTION}
+# Engine layers only they themselves may include: MPI lives in dist alone,
+# and the engine on the GPU (device, built with nvcc into jaxamg_cuda) is
+# used by the front ends, never by the CPU engine.
+PRIVATE = {"dist", "device"}
 # Folders of cpp/ outside the engine that the engine never includes.
 FRONT_ENDS = {"ffi", "bindings"}
 

@@ -2,7 +2,7 @@
 // configured criterion, tolerances and the precision's floor. Every solve loop
 // tests through this one rule: Solver::solve,
 // the batched solves (batched/) and the CUDA backend's loop
-// (gpu_legacy/device_solver.cc, which reads each residual norm back and
+// (device/device_solver.cc, which reads each residual norm back and
 // tests it on the host). The test is inline and marked __host__ __device__
 // under nvcc, so device code may evaluate the same rule too.
 #pragma once

@@ -10,7 +10,7 @@
 
 #include "backend/cuda/device_array.h"
 #include "core/csr_matrix.h"
-#include "gpu_legacy/setup/device_aggregates.h"
+#include "device/setup/device_aggregates.h"
 
 namespace jaxamg::testing {
 

@@ -20,8 +20,8 @@
 #include "backend/cuda/device_array.h"
 #include "backend/cuda/device_csr.h"
 #include "cuda/gpu_testing.h"
-#include "gpu_legacy/device_solver.h"
-#include "gpu_legacy/small_cg.h"
+#include "device/device_solver.h"
+#include "device/small_cg.h"
 #include "problems.h"
 
 namespace jaxamg::testing_small_cg {

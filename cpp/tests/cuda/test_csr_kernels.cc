@@ -20,7 +20,7 @@
 #include "backend/cuda/device_csr.h"
 #include "core/error.h"
 #include "cuda/gpu_testing.h"
-#include "gpu_legacy/device_solver.h"
+#include "device/device_solver.h"
 #include "problems.h"
 
 namespace jaxamg {

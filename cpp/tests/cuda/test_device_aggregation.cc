@@ -1,4 +1,4 @@
-// The aggregation AMG setup built on the device (gpu_legacy/setup) against
+// The aggregation AMG setup built on the device (device/setup) against
 // the host's AmgSolver with the same configuration: the same number of
 // levels, exactly the same aggregates on every level, the same coarse
 // patterns and coarse values to rounding; resetup against the host's resetup
@@ -27,8 +27,8 @@
 #include "backend/cuda/kernels.h"
 #include "cuda/device_setup_testing.h"
 #include "cuda/gpu_testing.h"
-#include "gpu_legacy/device_amg.h"
-#include "gpu_legacy/setup/device_aggregation_setup.h"
+#include "device/device_amg.h"
+#include "device/setup/device_aggregation_setup.h"
 #include "problems.h"
 
 namespace jaxamg {

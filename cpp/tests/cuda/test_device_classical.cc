@@ -1,4 +1,4 @@
-// The classical AMG setup built on the device (gpu_legacy/setup) against
+// The classical AMG setup built on the device (device/setup) against
 // the host's: on every level the device's strength, PMIS splitting and
 // interpolation are those of the host's ClassicalCoarsening run on the same
 // level matrix (the splitting equal, P equal bit for bit; two-stage P to
@@ -25,7 +25,7 @@
 #include "core/error.h"
 #include "cuda/device_setup_testing.h"
 #include "cuda/gpu_testing.h"
-#include "gpu_legacy/setup/device_classical_setup.h"
+#include "device/setup/device_classical_setup.h"
 #include "problems.h"
 
 namespace jaxamg {

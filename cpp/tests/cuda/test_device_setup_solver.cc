@@ -25,9 +25,9 @@
 #include "core/error.h"
 #include "cuda/device_setup_testing.h"
 #include "cuda/gpu_testing.h"
-#include "gpu_legacy/device_setup_solver.h"
-#include "gpu_legacy/device_solver.h"
-#include "gpu_legacy/setup/device_aggregation_setup.h"
+#include "device/device_setup_solver.h"
+#include "device/device_solver.h"
+#include "device/setup/device_aggregation_setup.h"
 #include "problems.h"
 
 namespace jaxamg {

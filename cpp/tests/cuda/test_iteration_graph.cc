@@ -14,7 +14,7 @@
 #include "api/linear_solver.h"
 #include "backend/cuda/device_array.h"
 #include "cuda/gpu_testing.h"
-#include "gpu_legacy/device_solver.h"
+#include "device/device_solver.h"
 #include "problems.h"
 
 namespace jaxamg {

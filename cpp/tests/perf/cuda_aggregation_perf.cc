@@ -1,4 +1,4 @@
-// Times the aggregation AMG setup built on the device (gpu_legacy/setup)
+// Times the aggregation AMG setup built on the device (device/setup)
 // against the host setup of the same configuration, on 3D Poisson:
 //   jaxamg_cuda_aggregation_perf [n ...]      (default: 128 256)
 // For each n^3 grid: host setup and host resetup (structure reuse on every
@@ -19,8 +19,8 @@
 
 #include "amg/aggregation/aggregation_coarsening.h"
 #include "amg/amg_solver.h"
-#include "gpu_legacy/device_amg.h"
-#include "gpu_legacy/setup/device_aggregation_setup.h"
+#include "device/device_amg.h"
+#include "device/setup/device_aggregation_setup.h"
 #include "perf/cuda_perf_timing.h"
 #include "problems.h"
 

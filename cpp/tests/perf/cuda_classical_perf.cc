@@ -1,4 +1,4 @@
-// Times the classical AMG setup built on the device (gpu_legacy/setup)
+// Times the classical AMG setup built on the device (device/setup)
 // against the host setup of the same configuration, on 3D Poisson:
 //   jaxamg_cuda_classical_perf [n ...]      (default: 128 256)
 // Two configurations: PMIS + D2 (Pmax 4, theta 0.25), and the same with one
@@ -16,8 +16,8 @@
 
 #include "amg/amg_solver.h"
 #include "amg/classical/classical_coarsening.h"
-#include "gpu_legacy/setup/device_classical.h"
-#include "gpu_legacy/setup/device_classical_setup.h"
+#include "device/setup/device_classical.h"
+#include "device/setup/device_classical_setup.h"
 #include "perf/cuda_perf_timing.h"
 #include "problems.h"
 

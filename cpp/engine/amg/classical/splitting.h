@@ -19,7 +19,7 @@ enum : int8_t { kFine = -1, kUndecided = 0, kCoarse = 1 };
 
 // Deterministic pseudo-random tie-breaker in [0, 2^32), a function of the
 // point and the seed only (no dependence on the thread count); the device
-// PMIS (gpu_legacy/setup) calls the same function.
+// PMIS (device/setup) calls the same function.
 JAXAMG_HOST_DEVICE inline uint32_t point_hash(uint64_t i, uint64_t seed) {
   uint64_t z = i + seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

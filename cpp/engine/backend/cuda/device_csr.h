@@ -44,7 +44,7 @@ class DeviceCsr {
   Index nnz() const { return static_cast<Index>(col_.size()); }
   bool empty() const { return rows_ == 0; }
   // The arrays themselves, for kernels that multiply without cuSPARSE
-  // (gpu_legacy/small_cg.cu); replace_values keeps these addresses.
+  // (device/small_cg.cu); replace_values keeps these addresses.
   const Index* row_ptr() const { return row_ptr_.data(); }
   const Index* col() const { return col_.data(); }
   const T* val() const { return val_.data(); }

@@ -22,7 +22,7 @@
 namespace jaxamg {
 
 // alpha_k and beta_k of step k of the recurrence on [lmin, lmax], given
-// alpha_{k-1} (also the coefficients of the CUDA cycle, gpu_legacy/).
+// alpha_{k-1} (also the coefficients of the CUDA cycle, device/).
 inline void chebyshev_step_coefficients(double lmin, double lmax, int k, double alpha_prev,
                                         double* alpha, double* beta) {
   const double theta = 0.5 * (lmax + lmin);
