@@ -1,7 +1,8 @@
 """The installed wheel, checked from outside the checkout (`make package-test`
 runs it in a fresh virtual environment holding only the wheel and its
-dependencies): jaxamg imports from that environment without mpi4py, solves a
-random system against SciPy, differentiates a solve against central finite
+dependencies): jaxamg imports from that environment without mpi4py, its
+modules share the one engine library the wheel installs, it solves a random
+system against SciPy, differentiates a solve against central finite
 differences, refuses a `comm` that is not a communicator by name, and its
 command line solves a Matrix Market file.
 
@@ -42,6 +43,11 @@ def main(argv: list[str]) -> int:
     check(pathlib.Path(sys.prefix).resolve() in installed.parents, f"jaxamg from {installed}")
     check("mpi4py" not in sys.modules, "import jaxamg does not import mpi4py")
     print("jaxamg", jaxamg.__version__, "jax", jax.__version__)
+    from jaxamg import _cpu, _engine
+
+    engine = pathlib.Path(_engine.__file__).parent / "libjaxamg_engine.so"
+    check(engine.is_file(), f"the engine library is installed beside the modules ({engine.name})")
+    check(_engine.engine_instance() == _cpu.engine_instance(), "one engine for _engine and _cpu")
 
     # A random nonsymmetric, diagonally dominant system against SciPy.
     rng = np.random.default_rng(2026)

@@ -8,6 +8,7 @@
 
 #include "../ffi/solver_cache.h"
 #include "cache_info.h"
+#include "core/engine_instance.h"
 #include "ffi_capsule.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
@@ -19,6 +20,8 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveNnsCpu);
 
 NB_MODULE(_cpu, m) {
   m.doc() = "XLA FFI handlers and the native solver cache of jaxamg";
+  m.def("engine_instance", &jaxamg::engine_instance,
+        "The address of a variable of the engine library this module uses (one per process).");
   m.def("registrations", [] {
     nb::dict d;
     d["jaxamg_solve"] = jaxamg::bindings::encapsulate(JaxamgSolveCpu);

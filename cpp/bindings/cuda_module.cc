@@ -9,9 +9,10 @@
 #include <type_traits>
 
 #include "../ffi/cuda_solve_handler.h"
-#include "backend/cuda/device_array.h"
 #include "../ffi/solver_cache.h"
+#include "backend/cuda/device_array.h"
 #include "cache_info.h"
+#include "core/engine_instance.h"
 #include "ffi_capsule.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
@@ -37,6 +38,8 @@ int device_count() {
 
 NB_MODULE(_cuda, m) {
   m.doc() = "XLA FFI handler of jaxamg for CUDA devices";
+  m.def("engine_instance", &jaxamg::engine_instance,
+        "The address of a variable of the engine library this module uses (one per process).");
   m.def("registrations", [] {
     nb::dict d;
     d["jaxamg_solve"] = jaxamg::bindings::encapsulate(JaxamgSolveCuda);

@@ -23,9 +23,10 @@
 #include <vector>
 
 #include "api/linear_solver.h"
-#include "owned_array.h"
 #include "config/config.h"
+#include "core/engine_instance.h"
 #include "core/error.h"
+#include "owned_array.h"
 #include "solvers/factory.h"
 
 namespace nb = nanobind;
@@ -303,6 +304,8 @@ std::vector<std::string> implemented_solvers() {
 
 NB_MODULE(_engine, m) {
   m.doc() = "The jaxamg C++ engine (CPU) without JAX: configure, set up and solve.";
+  m.def("engine_instance", &jaxamg::engine_instance,
+        "The address of a variable of the engine library this module uses (one per process).");
 
   nb::object config_error = nb::module_::import_("jaxamg._errors").attr("ConfigError");
   g_config_error = config_error.release().ptr();

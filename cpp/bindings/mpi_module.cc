@@ -13,13 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include "../ffi/mpi/mpi_solver_cache.h"
+#include "../ffi/solver_cache.h"
+#include "core/engine_instance.h"
 #include "dist/exchange_tables.h"
 #include "ffi_capsule.h"
 #include "owned_array.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
-#include "../ffi/mpi/mpi_solver_cache.h"
-#include "../ffi/solver_cache.h"
 
 namespace nb = nanobind;
 
@@ -57,6 +58,8 @@ XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiAllreduceSumCuda);
 
 NB_MODULE(_mpi, m) {
   m.doc() = "XLA FFI handlers of jaxamg's distributed (MPI) solver";
+  m.def("engine_instance", &jaxamg::engine_instance,
+        "The address of a variable of the engine library this module uses (one per process).");
   m.def("registrations", [] {
     nb::dict d;
     d["jaxamg_solve_mpi"] = jaxamg::bindings::encapsulate(JaxamgSolveMpiCpu);

@@ -2,6 +2,11 @@
 
 
 
+def engine_instance() -> int:
+    """
+    The address of a variable of the engine library this module uses (one per process).
+    """
+
 def registrations() -> dict: ...
 
 def cache_info() -> dict: ...

@@ -5,6 +5,11 @@ from typing import Annotated
 from numpy.typing import NDArray
 
 
+def engine_instance() -> int:
+    """
+    The address of a variable of the engine library this module uses (one per process).
+    """
+
 class EngineSolver:
     """One configured engine solver for one sparsity pattern."""
 

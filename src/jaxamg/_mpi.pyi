@@ -6,6 +6,11 @@ import numpy
 from numpy.typing import NDArray
 
 
+def engine_instance() -> int:
+    """
+    The address of a variable of the engine library this module uses (one per process).
+    """
+
 def registrations() -> dict: ...
 
 def cuda_registrations() -> dict: ...
