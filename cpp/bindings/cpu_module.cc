@@ -29,7 +29,9 @@ NB_MODULE(_cpu, m) {
     return d;
   });
   m.def("cache_info",
-        [] { return jaxamg::bindings::cache_info_dict(jaxamg::ffi_cache::SolverCache::instance()); });
+        [] {
+          return jaxamg::bindings::cache_info_dict(jaxamg::ffi_cache::SolverCache::instance());
+        });
   m.def("clear_cache",
         [] { jaxamg::bindings::clear_cache(jaxamg::ffi_cache::SolverCache::instance()); });
   m.def("take_stats_text", &jaxamg::ffi_cache::take_stats_text);

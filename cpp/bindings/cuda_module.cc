@@ -47,7 +47,9 @@ NB_MODULE(_cuda, m) {
   });
   m.def("device_count", &device_count);
   m.def("cache_info",
-        [] { return jaxamg::bindings::cache_info_dict(jaxamg::ffi_cache::SolverCache::instance()); });
+        [] {
+          return jaxamg::bindings::cache_info_dict(jaxamg::ffi_cache::SolverCache::instance());
+        });
   // Frees the device hierarchies of every cached solver (cudaFree).
   m.def("clear_cache",
         [] { jaxamg::bindings::clear_cache(jaxamg::ffi_cache::SolverCache::instance()); });
