@@ -605,7 +605,7 @@ def render_page() -> str:
         "smoothers' iteration counts, the GPU's Krylov methods on the one engine and FGMRES "
         "on the GPU against the tree before, the multicolour smoothers and IDR on the GPU "
         "against the host engine, H100, 2026-12-06, classical AMG on elasticity, elasticity "
-        "against PyAMG SA from 8³ to 32³, small "
+        "against PyAMG SA from 8³ to 32³, elasticity against hypre's systems AMG, small "
         "singular solves on 1 and 2 threads, IDR on the vmap lanes) are in the reports of "
         "[bench/results/history/](bench/results/history/README.md).",
         "",

@@ -234,7 +234,12 @@ def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
                         maxit=500,
                         np_ranks=args.hypre_np,
                         timeout=args.timeout,
-                        extra=["-agg_levels", str(args.hypre_agg_levels)],
+                        extra=[
+                            "-agg_levels",
+                            str(args.hypre_agg_levels),
+                            "-num_functions",
+                            str(spec.get("num_functions", 1)),
+                        ],
                     )
                 )
                 if i == 0:
@@ -501,7 +506,8 @@ def main(argv=None) -> int:
         "engine_threads": args.engine_threads,
         "omp_env": {k: v for k, v in sorted(os.environ.items()) if k.startswith(("OMP_", "GOMP_"))},
         "hypre_np": args.hypre_np,
-        "engine_available": ctx.get("engine_python") is not None,
+        # Only a requested engine can be missing.
+        "engine_available": "engine" not in args.solvers or ctx.get("engine_python") is not None,
         "scipy_caps": [args.scipy_maxiter, args.scipy_time_cap],
         "note": args.note,
         "quick": args.quick,

@@ -133,16 +133,27 @@ def solver_plan(prob: dict, args) -> list[dict]:
                 }
             )
         elif peer == "hypre" and prob.get("block_dim", 1) > 1:
-            # hypre_driver.c builds scalar BoomerAMG only (no num_functions),
-            # which is not the method for a block system: a row says so.
-            plan.append(
-                {
-                    "id": "hypre",
-                    "kind": "hypre",
-                    "label": "hypre BoomerAMG",
-                    "not_run": "the driver has no systems AMG for block_dim > 1",
-                }
-            )
+            # hypre's systems AMG, the unknown approach (num_functions = the
+            # block size: strength and interpolation within each function),
+            # for a node-interleaved block system. hypre takes no near null
+            # space here, so rigid-body modes are ours and PyAMG SA's alone.
+            nf = prob["block_dim"]
+            coarsen = {"hmis": 10, "pmis": 8}[args.hypre_coarsen]
+            for theta in args.hypre_thetas_3d:
+                plan.append(
+                    {
+                        "id": f"hypre-sys-t{theta:g}",
+                        "kind": "hypre",
+                        "theta": theta,
+                        "krylov": "pcg" if sym else "gmres",
+                        "coarsen": coarsen,
+                        "num_functions": nf,
+                        "label": f"hypre BoomerAMG systems AMG (num_functions {nf}, "
+                        f"{args.hypre_coarsen.upper()}, ext+i, Pmax 4, θ {theta:g}, l1-GS) + "
+                        + ("PCG" if sym else "GMRES(30)")
+                        + (f", {args.hypre_np} ranks" if args.hypre_np > 1 else ""),
+                    }
+                )
         elif peer == "hypre":
             thetas = args.hypre_thetas_3d if fam in THREE_D else args.hypre_thetas_2d
             krylov = "pcg" if sym else "gmres"

@@ -74,6 +74,7 @@ int main(int argc, char **argv) {
   const char *krylov = "pcg";
   int coarsen = 10, interp = 6, pmax = 4, relax_down = 13, relax_up = 14, relax_coarse = 9;
   int maxit = 500, kdim = 30, agg_levels = 0, max_coarse = 9;
+  int num_functions = 1, nodal = 0;
   double theta = 0.25, tol = 1e-8, max_row_sum = 0.9;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
@@ -95,6 +96,8 @@ int main(int argc, char **argv) {
     else if (OPT("-tol")) tol = atof(v);
     else if (OPT("-maxit")) maxit = atoi(v);
     else if (OPT("-kdim")) kdim = atoi(v);
+    else if (OPT("-num_functions")) num_functions = atoi(v);
+    else if (OPT("-nodal")) nodal = atoi(v);
     else {
       if (rank == 0) fprintf(stderr, "hypre_driver: unknown or incomplete option %s\n", a);
       MPI_Abort(MPI_COMM_WORLD, 2);
@@ -116,8 +119,13 @@ int main(int argc, char **argv) {
   xread(&nnz64, 8, 1, f);
   if (n64 > 2147483647LL) die("matrix too large for 32-bit hypre indices");
   HYPRE_Int n = (HYPRE_Int)n64;
-  HYPRE_Int ilower = (HYPRE_Int)((n64 * rank) / size);
-  HYPRE_Int iupper = (HYPRE_Int)((n64 * (rank + 1)) / size) - 1;
+  if (num_functions < 1 || n64 % num_functions != 0) die("-num_functions must divide the rows");
+  /* Systems AMG: each rank holds whole nodes (num_functions rows each), so
+     that hypre's default unknown-to-function map (row index modulo
+     num_functions) holds on every rank. */
+  const int64_t nodes = n64 / num_functions;
+  HYPRE_Int ilower = (HYPRE_Int)((nodes * rank) / size * num_functions);
+  HYPRE_Int iupper = (HYPRE_Int)((nodes * (rank + 1)) / size * num_functions) - 1;
   HYPRE_Int nloc = iupper - ilower + 1;
 
   const long off_indptr = 8 + 16;
@@ -196,6 +204,10 @@ int main(int argc, char **argv) {
   HYPRE_BoomerAMGSetMaxRowSum(amg, max_row_sum);
   HYPRE_BoomerAMGSetAggNumLevels(amg, agg_levels);
   HYPRE_BoomerAMGSetMaxCoarseSize(amg, max_coarse);
+  /* num_functions > 1: the unknown approach (strength and interpolation
+     within each function); nodal > 0 coarsens by nodes on block norms. */
+  HYPRE_BoomerAMGSetNumFunctions(amg, num_functions);
+  if (nodal > 0) HYPRE_BoomerAMGSetNodal(amg, nodal);
   HYPRE_BoomerAMGSetCycleRelaxType(amg, relax_down, 1);
   HYPRE_BoomerAMGSetCycleRelaxType(amg, relax_up, 2);
   HYPRE_BoomerAMGSetCycleRelaxType(amg, relax_coarse, 3);
