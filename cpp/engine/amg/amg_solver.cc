@@ -169,13 +169,15 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
     }
 
     t = now_seconds();
+    // With R = P^T, the Galerkin product may run on the transfer's blocks.
+    const Index coarse_block = L.r_is_pt ? L.coarsening->galerkin_block() : 1;
     const bool in_place = reusing && C.owned && C.owned->nrows == nc &&
                           (builds || L.galerkin.has_plan());
     if (in_place) {
       if (builds) {
         L.coarsening->coarse_matrix(*L.A, L.ops, *C.owned);
       } else {
-        L.galerkin.recompute(R, *L.A, P, *C.owned);
+        L.galerkin.recompute(R, *L.A, P, *C.owned, coarse_block);
       }
     } else {
       reusing = false;
@@ -185,7 +187,7 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
       if (builds) {
         L.coarsening->coarse_matrix(*L.A, L.ops, *Ac);
       } else {
-        L.galerkin.compute(R, *L.A, P, *Ac);
+        L.galerkin.compute(R, *L.A, P, *Ac, coarse_block);
       }
       C.owned = Ac;
       C.A = Ac;

@@ -47,6 +47,10 @@ class Coarsening {
   // Block size of the coarse matrix (smoothed aggregation with m vectors: m;
   // classical AMG on a block system: 1, its levels being unknown-based).
   virtual Index coarse_block_dim(Index fine_block_dim) const { return fine_block_dim; }
+  // m > 1 when P is made of (fine block) x m blocks worth forming the
+  // Galerkin product on (backend/cpu/block_galerkin.h: smoothed aggregation
+  // with m vectors); 1 for the scalar product.
+  virtual Index galerkin_block() const { return 1; }
   // The function (the kind of unknown: x, y or z displacement, ...) of each
   // row of a level below the finest, given before build(); the finest
   // level's follow from its block_dim (row i: i mod block_dim). A

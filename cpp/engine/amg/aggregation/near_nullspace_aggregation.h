@@ -45,6 +45,7 @@ class NearNullspaceAggregation : public Coarsening<T> {
   bool restriction_is_transpose() const override { return true; }
   const NearNullspace* coarse_near_nullspace() const override { return &tentative_.coarse; }
   Index coarse_block_dim(Index /*fine*/) const override { return tentative_.coarse_block_dim; }
+  Index galerkin_block() const override { return tentative_.coarse_block_dim; }
   std::vector<std::pair<std::string, double>> phase_seconds() const override;
 
   const NodeAggregates& aggregates() const { return aggregates_; }

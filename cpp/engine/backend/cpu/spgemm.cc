@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/block_galerkin.h"
 #include "core/error.h"
 
 namespace jaxamg::cpu {
@@ -571,21 +572,36 @@ void spgemm_numeric(const CsrMatrix<T>& A, const CsrMatrix<T>& B, CsrMatrix<T>& 
 
 template <class T>
 void GalerkinProduct<T>::compute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
-                                 const CsrMatrix<T>& P, CsrMatrix<T>& Ac) {
+                                 const CsrMatrix<T>& P, CsrMatrix<T>& Ac, Index coarse_block) {
   check_galerkin(R, A, P);
   planned_ = false;
-  Ac = multiply<T, true>(ProductRAP<T>(R, A, P));
+  blocked_ = coarse_block > 1 && block_galerkin(A, P, coarse_block, Ac);
+  if (!blocked_) Ac = multiply<T, true>(ProductRAP<T>(R, A, P));
   planned_ = true;
 }
 
 template <class T>
 void GalerkinProduct<T>::recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
-                                   const CsrMatrix<T>& P, CsrMatrix<T>& Ac) {
+                                   const CsrMatrix<T>& P, CsrMatrix<T>& Ac, Index coarse_block) {
   if (!planned_) {
     throw InvalidInput("Galerkin product: recompute needs the plan of a previous compute(); "
                        "call compute() first");
   }
   check_galerkin(R, A, P);
+  if (blocked_) {
+    // The blocked product forms the pattern too; it must come out the same.
+    CsrMatrix<T> fresh;
+    if (coarse_block <= 1 || !block_galerkin(A, P, coarse_block, fresh) ||
+        fresh.row_ptr.size() != Ac.row_ptr.size() ||
+        !std::equal(fresh.col.begin(), fresh.col.end(), Ac.col.begin(), Ac.col.end()) ||
+        !std::equal(fresh.row_ptr.begin(), fresh.row_ptr.end(), Ac.row_ptr.begin())) {
+      throw InvalidInput("Galerkin product: the sparsity of A or P changed since the last "
+                         "compute(), so the coarse pattern is not the kept one; run a full "
+                         "setup");
+    }
+    Ac.val = std::move(fresh.val);
+    return;
+  }
   numeric(ProductRAP<T>(R, A, P), Ac, "Galerkin product");
 }
 

@@ -36,21 +36,27 @@ void spgemm_numeric(const CsrMatrix<T>& A, const CsrMatrix<T>& B, CsrMatrix<T>& 
 // of the multiply-adds of the plain triple sum r_Ii a_ik p_kJ on classical
 // 3D Poisson hierarchies (most on aggressive levels, whose rows of R are
 // long), and no intermediate matrix is written, sorted or re-read.
+//
+// coarse_block > 1 tells that R = P^T and that P maps coarse_block coarse
+// unknowns per node (smoothed aggregation of a block system): when A and P
+// have that node-block structure, Ac is formed on blocks
+// (backend/cpu/block_galerkin.h), pattern and values each time.
 template <class T>
 class GalerkinProduct {
  public:
   void compute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P,
-               CsrMatrix<T>& Ac);
+               CsrMatrix<T>& Ac, Index coarse_block = 1);
   // R, A and P have the patterns of the last compute(); Ac is its result.
   // Recomputes values only. Throws InvalidInput if there is no plan or the
   // patterns changed (a product outside the kept pattern).
   void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P,
-                 CsrMatrix<T>& Ac);
+                 CsrMatrix<T>& Ac, Index coarse_block = 1);
   bool has_plan() const { return planned_; }
   void clear();
 
  private:
   bool planned_ = false;
+  bool blocked_ = false;  // the last compute() formed Ac on blocks
 };
 
 }  // namespace jaxamg::cpu

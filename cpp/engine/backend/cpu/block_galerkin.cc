@@ -1,0 +1,271 @@
+#include "backend/cpu/block_galerkin.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+#include "core/parallel.h"
+
+namespace jaxamg::cpu {
+
+namespace {
+
+// A matrix on node blocks: its rows in groups of rb, its columns in groups
+// of cb. Block g of node row I has node column col[ptr[I] + g] and its
+// values, row-major, at val[(ptr[I] + g) * rb * cb]. Entries the scalar
+// matrix does not store are zeros of the block (an elasticity stiffness
+// matrix drops the couplings that vanish on its mesh).
+struct BlockRows {
+  Index nodes = 0;
+  std::vector<Index> ptr;  // nodes + 1
+  std::vector<Index> col;
+  std::vector<double> val;
+};
+
+template <class T>
+BlockRows to_blocks(const CsrMatrix<T>& M, Index rb, Index cb) {
+  BlockRows out;
+  const Index nodes = M.nrows / rb;
+  out.nodes = nodes;
+  out.ptr.assign(static_cast<std::size_t>(nodes) + 1, 0);
+  const Index* rp = M.row_ptr.data();
+  const Index* ci = M.col.data();
+  const bool parallel = M.nrows > kParallelRows;
+  // The node columns of node row I, ascending, those of its rows merged;
+  // seen[J] = I once node column J is listed, at[J] its place in the list.
+  auto node_columns = [&](Index I, std::vector<Index>& seen, std::vector<Index>& at,
+                          std::vector<Index>& cols) {
+    cols.clear();
+    for (Index q = rp[I * rb]; q < rp[I * rb + rb]; ++q) {
+      const Index J = ci[q] / cb;
+      if (seen[J] != I) {
+        seen[J] = I;
+        cols.push_back(J);
+      }
+    }
+    std::sort(cols.begin(), cols.end());
+    for (std::size_t g = 0; g < cols.size(); ++g) at[cols[g]] = static_cast<Index>(g);
+  };
+  const std::size_t col_nodes = static_cast<std::size_t>(M.ncols / cb);
+#pragma omp parallel if (parallel)
+  {
+    std::vector<Index> seen(col_nodes, -1), at(col_nodes), cols;
+#pragma omp for schedule(static)
+    for (Index I = 0; I < nodes; ++I) {
+      node_columns(I, seen, at, cols);
+      out.ptr[I + 1] = static_cast<Index>(cols.size());
+    }
+  }
+  std::partial_sum(out.ptr.begin(), out.ptr.end(), out.ptr.begin());
+  out.col.resize(out.ptr[nodes]);
+  out.val.assign(static_cast<std::size_t>(out.ptr[nodes]) * rb * cb, 0.0);
+#pragma omp parallel if (parallel)
+  {
+    std::vector<Index> seen(col_nodes, -1), at(col_nodes), cols;
+#pragma omp for schedule(static)
+    for (Index I = 0; I < nodes; ++I) {
+      node_columns(I, seen, at, cols);
+      std::copy(cols.begin(), cols.end(), out.col.begin() + out.ptr[I]);
+      double* blocks = out.val.data() + static_cast<std::size_t>(out.ptr[I]) * rb * cb;
+      for (Index r = 0; r < rb; ++r) {
+        for (Index q = rp[I * rb + r]; q < rp[I * rb + r + 1]; ++q) {
+          blocks[(static_cast<std::size_t>(at[ci[q] / cb]) * rb + r) * cb + ci[q] % cb] =
+              static_cast<double>(M.val[q]);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// The blocks of P by coarse node: for coarse node J, the fine nodes I whose
+// row has a block in column J (ascending) and that block's index g there.
+struct Transposed {
+  std::vector<Index> ptr, fine, block;
+};
+
+Transposed transpose_nodes(const BlockRows& P, Index coarse_nodes) {
+  Transposed t;
+  t.ptr.assign(static_cast<std::size_t>(coarse_nodes) + 1, 0);
+  for (Index J : P.col) ++t.ptr[J + 1];
+  std::partial_sum(t.ptr.begin(), t.ptr.end(), t.ptr.begin());
+  t.fine.resize(P.col.size());
+  t.block.resize(P.col.size());
+  std::vector<Index> next(t.ptr.begin(), t.ptr.end() - 1);
+  for (Index I = 0; I < P.nodes; ++I) {
+    for (Index q = P.ptr[I]; q < P.ptr[I + 1]; ++q) {
+      const Index at = next[P.col[q]]++;
+      t.fine[at] = I;
+      t.block[at] = q - P.ptr[I];
+    }
+  }
+  return t;
+}
+
+// One thread's work arrays. seen[K] is the last coarse node whose row
+// reached fine node K and slot[K] its place in `fine` (likewise seen_c and
+// slot_c for coarse columns L); acc holds an m x k block per reached fine
+// node, acc_c an m x m block per reached coarse column.
+struct Workspace {
+  std::vector<Index> seen, slot, fine, seen_c, slot_c, coarse;
+  std::vector<double> acc, acc_c;
+  Workspace(Index fine_nodes, Index coarse_nodes)
+      : seen(fine_nodes, -1), slot(fine_nodes), seen_c(coarse_nodes, -1), slot_c(coarse_nodes) {}
+};
+
+// Makes room for block number `count` - 1 of `size` entries and zeroes it.
+inline void fresh_block(std::vector<double>& acc, std::size_t count, std::size_t size) {
+  if (acc.size() < count * size) acc.resize(2 * count * size);
+  std::fill_n(acc.data() + (count - 1) * size, size, 0.0);
+}
+
+struct BlockProduct {
+  const BlockRows& a;  // A, k x k blocks
+  const BlockRows& p;  // P, k x m blocks
+  const Transposed& pt;
+  Index k, m;
+
+  // The fine nodes row J of P^T A reaches, then the coarse columns of row J
+  // of Ac; with kValues, also their blocks (acc and acc_c). KC and MC, when
+  // not 0, are k and m known at compile time: the block loops then unroll.
+  template <bool kValues, int KC = 0, int MC = 0>
+  void row(Index J, Workspace& w) const {
+    const Index k = KC ? KC : this->k, m = MC ? MC : this->m;
+    w.fine.clear();
+    w.coarse.clear();
+    const std::size_t kk = static_cast<std::size_t>(k) * k, mk = static_cast<std::size_t>(m) * k,
+                      mm = static_cast<std::size_t>(m) * m;
+    for (Index t = pt.ptr[J]; t < pt.ptr[J + 1]; ++t) {
+      const Index I = pt.fine[t];
+      // The block of P at (I, J): k x m, row-major.
+      const double* pij = p.val.data() + (p.ptr[I] + pt.block[t]) * mk;
+      for (Index q = a.ptr[I]; q < a.ptr[I + 1]; ++q) {
+        const Index K = a.col[q];
+        if (w.seen[K] != J) {
+          w.seen[K] = J;
+          w.slot[K] = static_cast<Index>(w.fine.size());
+          w.fine.push_back(K);
+          if constexpr (kValues) fresh_block(w.acc, w.fine.size(), mk);
+        }
+        if constexpr (kValues) {
+          // acc[K] (m x k) += (block of P at (I, J))^T (block of A at (I, K)).
+          double* acc = w.acc.data() + w.slot[K] * mk;
+          const double* aik = a.val.data() + q * kk;
+          for (Index r = 0; r < k; ++r) {
+            for (Index c = 0; c < m; ++c) {
+              const double v = pij[r * m + c];
+              for (Index s = 0; s < k; ++s) acc[c * k + s] += v * aik[r * k + s];
+            }
+          }
+        }
+      }
+    }
+    for (std::size_t u = 0; u < w.fine.size(); ++u) {
+      const Index K = w.fine[u];
+      for (Index q = p.ptr[K]; q < p.ptr[K + 1]; ++q) {
+        const Index L = p.col[q];
+        if (w.seen_c[L] != J) {
+          w.seen_c[L] = J;
+          w.slot_c[L] = static_cast<Index>(w.coarse.size());
+          w.coarse.push_back(L);
+          if constexpr (kValues) fresh_block(w.acc_c, w.coarse.size(), mm);
+        }
+        if constexpr (kValues) {
+          // acc_c[L] (m x m) += acc[K] (block of P at (K, L)).
+          const double* acc = w.acc.data() + u * mk;
+          const double* pkl = p.val.data() + q * mk;
+          double* out = w.acc_c.data() + w.slot_c[L] * mm;
+          for (Index c = 0; c < m; ++c) {
+            for (Index s = 0; s < k; ++s) {
+              const double v = acc[c * k + s];
+              for (Index b = 0; b < m; ++b) out[c * m + b] += v * pkl[s * m + b];
+            }
+          }
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+template <class T>
+bool block_galerkin(const CsrMatrix<T>& A, const CsrMatrix<T>& P, Index m, CsrMatrix<T>& Ac) {
+  const Index k = A.block_dim;
+  if (k < 2 || m < 1 || A.nrows != A.ncols || A.nrows % k != 0 || P.nrows != A.nrows ||
+      P.ncols % m != 0) {
+    return false;
+  }
+  const BlockRows a = to_blocks(A, k, k), p = to_blocks(P, k, m);
+  const Index coarse_nodes = P.ncols / m;
+  const Transposed pt = transpose_nodes(p, coarse_nodes);
+  const BlockProduct prod{a, p, pt, k, m};
+  const bool parallel = A.nrows > kParallelRows;
+
+  // Pattern: the number of coarse columns of each coarse node's rows.
+  CsrMatrix<T> C(P.ncols, P.ncols);
+  std::vector<Index> count(static_cast<std::size_t>(coarse_nodes) + 1, 0);
+#pragma omp parallel if (parallel)
+  {
+    Workspace w(a.nodes, coarse_nodes);
+#pragma omp for schedule(dynamic, 16)
+    for (Index J = 0; J < coarse_nodes; ++J) {
+      prod.row<false>(J, w);
+      count[J + 1] = static_cast<Index>(w.coarse.size());
+    }
+  }
+  std::int64_t total = 0;
+  for (Index J = 0; J < coarse_nodes; ++J) total += static_cast<std::int64_t>(count[J + 1]) * m * m;
+  // Too large for 32-bit indices: the scalar product reports it.
+  if (total > std::numeric_limits<Index>::max()) return false;
+  for (Index J = 0; J < coarse_nodes; ++J) {
+    for (Index c = 0; c < m; ++c)
+      C.row_ptr[J * m + c + 1] = C.row_ptr[J * m + c] + count[J + 1] * m;
+  }
+  C.col.resize(C.row_ptr[C.nrows]);
+  C.val.resize(C.row_ptr[C.nrows]);
+
+  // Values, each row's coarse columns in ascending order.
+#pragma omp parallel if (parallel)
+  {
+    Workspace w(a.nodes, coarse_nodes);
+#pragma omp for schedule(dynamic, 16)
+    for (Index J = 0; J < coarse_nodes; ++J) {
+      // Elasticity's shapes (3D: 3 x 6 on the finest level, 6 x 6 below it;
+      // 2D: 2 x 3) at compile time.
+      if (k == 3 && m == 6) {
+        prod.row<true, 3, 6>(J, w);
+      } else if (k == 6 && m == 6) {
+        prod.row<true, 6, 6>(J, w);
+      } else if (k == 2 && m == 3) {
+        prod.row<true, 2, 3>(J, w);
+      } else {
+        prod.row<true>(J, w);
+      }
+      std::sort(w.coarse.begin(), w.coarse.end());
+      for (Index c = 0; c < m; ++c) {
+        Index pos = C.row_ptr[J * m + c];
+        for (Index L : w.coarse) {
+          const double* blk = w.acc_c.data() + static_cast<std::size_t>(w.slot_c[L]) * m * m;
+          for (Index b = 0; b < m; ++b, ++pos) {
+            C.col[pos] = L * m + b;
+            C.val[pos] = static_cast<T>(blk[c * m + b]);
+          }
+        }
+      }
+    }
+  }
+  C.find_diagonal();
+  Ac = std::move(C);
+  return true;
+}
+
+template bool block_galerkin(const CsrMatrix<float>&, const CsrMatrix<float>&, Index,
+                             CsrMatrix<float>&);
+template bool block_galerkin(const CsrMatrix<double>&, const CsrMatrix<double>&, Index,
+                             CsrMatrix<double>&);
+
+}  // namespace jaxamg::cpu
