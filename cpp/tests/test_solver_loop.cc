@@ -2,6 +2,7 @@
 // b - A x meets the test, even when a method's recurrence residual drifts.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "api/linear_solver.h"
@@ -60,10 +61,11 @@ TEST(SolverLoop, ZeroRightHandSideWritesAZeroSolution) {
 }
 
 // Jacobi with relaxation factor 2 (the largest accepted) amplifies the high
-// modes of a 2D Poisson matrix about threefold per sweep. The monitored residual crosses rel_div_tolerance
-// (default 1e6) times the initial one within a few dozen sweeps: the solve
-// ends there as DIVERGED, at the first crossing; with the test disabled it
-// runs to max_iters and reports NOT_CONVERGED.
+// modes of a 2D Poisson matrix about threefold per sweep. The monitored residual crosses
+// rel_div_tolerance (default 1e6) times the initial one within a few dozen sweeps: the solve ends
+// there as DIVERGED, at the first crossing; with the test disabled it runs to max_iters and, its
+// residual being above the initial one, still reports DIVERGED. Damped Jacobi (factor 0.5) that
+// runs out of sweeps while its residual falls reports NOT_CONVERGED.
 TEST(SolverLoop, GrowingResidualEndsAsDivergedAtTheFirstCrossing) {
   auto A = testing::poisson2d<double>(24);
   const auto b = testing::random_vector<double>(A.nrows, 5);
@@ -96,8 +98,35 @@ TEST(SolverLoop, GrowingResidualEndsAsDivergedAtTheFirstCrossing) {
   off.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
   std::vector<double> x(A.nrows, 0.0);
   const SolveResult r = off.solve(b.data(), x.data(), A.nrows, false);
-  EXPECT_EQ(r.status, Status::kNotConverged);
+  EXPECT_EQ(r.status, Status::kDiverged);
   EXPECT_EQ(r.iterations, 60);
+  EXPECT_GT(r.history.back(), 1e6 * r.history.front());
+
+  LinearSolver<double> slow(R"({"config_version": 2, "solver": {"scope": "main",
+      "solver": "BLOCK_JACOBI", "relaxation_factor": 0.5, "tolerance": 1e-8, "max_iters": 20,
+      "monitor_residual": 1, "store_res_history": 1}})");
+  slow.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+  std::fill(x.begin(), x.end(), 0.0);
+  const SolveResult falling = slow.solve(b.data(), x.data(), A.nrows, false);
+  EXPECT_EQ(falling.status, Status::kNotConverged);
+  EXPECT_EQ(falling.iterations, 20);
+  EXPECT_LT(falling.history.back(), falling.history.front());
+}
+
+// CG's residual norm rises on a 1D Laplacian with a smooth right-hand side
+// while its error falls in the A-norm: out of iterations above the initial
+// residual, it reports NOT_CONVERGED, not DIVERGED.
+TEST(SolverLoop, ExhaustedCgAboveItsInitialResidualIsNotConverged) {
+  auto A = testing::poisson1d<double>(256);
+  const std::vector<double> b(A.nrows, 1.0);
+  LinearSolver<double> s(R"({"config_version": 2, "solver": {"scope": "main", "solver": "CG",
+      "tolerance": 1e-10, "max_iters": 100, "monitor_residual": 1, "store_res_history": 1}})");
+  s.setup(A.nrows, A.row_ptr.data(), A.col.data(), A.val.data(), A.nnz());
+  std::vector<double> x(A.nrows, 0.0);
+  const SolveResult r = s.solve(b.data(), x.data(), A.nrows, false);
+  ASSERT_GT(r.history.back(), r.history.front());
+  EXPECT_EQ(r.status, Status::kNotConverged);
+  EXPECT_EQ(r.iterations, 100);
 }
 
 }  // namespace

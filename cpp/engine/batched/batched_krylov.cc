@@ -222,7 +222,7 @@ class KrylovBatch final : public BatchSolver<T> {
       ending[j] = 1;
       if (!L.done) {
         // Krylov methods report SUCCESS after max_iters when not monitoring.
-        L.res.status = monitor ? Status::kNotConverged : Status::kSuccess;
+        L.res.status = monitor ? s_.exhausted_status(L.res.residual, L.initial) : Status::kSuccess;
         L.finished = true;
       } else if (L.res.status == Status::kSuccess && L.from_recurrence) {
         check[j] = 1;

@@ -551,7 +551,7 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
     }
     if (!amg_outer_) method_finalize(b, x);
     if (!done) {
-      status = monitor ? Status::kNotConverged
+      status = monitor ? S.exhausted_status(final_norm, initial)
                        : (!amg_outer_ ? Status::kSuccess : Status::kNotConverged);
       break;
     }

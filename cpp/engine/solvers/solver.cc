@@ -312,7 +312,7 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
     solve_finalize(b, x);
     if (!done) {
       if (monitor_residual_) {
-        status_ = Status::kNotConverged;
+        status_ = exhausted_status(final_residual_, initial_residual_);
       } else {
         status_ = is_krylov() ? Status::kSuccess : Status::kNotConverged;
       }

@@ -106,6 +106,15 @@ class Solver {
   bool converged_with(double nrm, double initial, double largest) const;
   // That test as a value (StoppingRule), the one rule converged_with applies.
   StoppingRule stopping_rule() const;
+  // The status of a monitored solve that used all its iterations without
+  // converging, for every solve loop: StoppingRule::exhausted (DIVERGED above
+  // the initial residual), except for the CG family, whose residual norm may
+  // rise while its error falls in the A-norm (CG on a 1D Laplacian):
+  // NOT_CONVERGED.
+  Status exhausted_status(double last, double initial) const {
+    return error_falls_in_energy_norm() ? Status::kNotConverged
+                                        : StoppingRule::exhausted(last, initial);
+  }
 
  protected:
   // Gives `to` this solver's loop settings (iteration limit, stopping rule,
@@ -128,6 +137,9 @@ class Solver {
   // AmgX: with monitoring off, Krylov methods report SUCCESS after max_iters,
   // AMG and smoothers NOT_CONVERGED.
   virtual bool is_krylov() const { return false; }
+  // CG's iterates minimise the error in the A-norm (A SPD): its residual
+  // norm is no measure of divergence.
+  virtual bool error_falls_in_energy_norm() const { return false; }
 
   // Creates the child solver named by `key` (preconditioner, smoother,
   // coarse_solver) in this solver's scope; nullptr for NOSOLVER.

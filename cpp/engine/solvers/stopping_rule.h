@@ -45,6 +45,13 @@ struct StoppingRule {
     return rel_div_tolerance > 0 && initial > 0 && nrm > rel_div_tolerance * initial;
   }
 
+  // The status of a monitored solve that used all its iterations without
+  // meeting the rule: DIVERGED when its last residual norm is above the
+  // initial one (the iterations left x worse than x0), else NOT_CONVERGED.
+  JAXAMG_HOST_DEVICE static Status exhausted(double last, double initial) {
+    return last > initial ? Status::kDiverged : Status::kNotConverged;
+  }
+
  private:
   // std::max(a, b), NaN handling included.
   JAXAMG_HOST_DEVICE static double larger(double a, double b) { return a < b ? b : a; }

@@ -54,6 +54,7 @@ class ConjugateGradient final : public KrylovSolver<T> {
   bool residual_norm_estimate(double* norm) const override {
     return norm_ == NormType::kL2 && method_->l2_residual_norm(backend_->slots(), norm);
   }
+  bool error_falls_in_energy_norm() const override { return true; }
 
  private:
   CgVariant variant_;
