@@ -105,22 +105,35 @@ Transposed transpose_nodes(const BlockRows& P, Index coarse_nodes) {
   return t;
 }
 
-// One thread's work arrays. seen[K] is the last coarse node whose row
-// reached fine node K and slot[K] its place in `fine` (likewise seen_c and
-// slot_c for coarse columns L); acc holds an m x k block per reached fine
-// node, acc_c an m x m block per reached coarse column.
-struct Workspace {
-  std::vector<Index> seen, slot, fine, seen_c, slot_c, coarse;
-  std::vector<double> acc, acc_c;
-  Workspace(Index fine_nodes, Index coarse_nodes)
-      : seen(fine_nodes, -1), slot(fine_nodes), seen_c(coarse_nodes, -1), slot_c(coarse_nodes) {}
+// The columns one row of a product reaches, each with a dense block:
+// seen[j] is the last row that reached column j, slot[j] its place in
+// `list`, and its block sits at that place in `acc`.
+struct Reached {
+  std::vector<Index> seen, slot, list;
+  std::vector<double> acc;
+  explicit Reached(Index columns) : seen(columns, -1), slot(columns) {}
+  // Lists column j for `row` if it is new there (with a zeroed block of
+  // `size` entries when `values`); returns its place.
+  Index reach(Index j, Index row, std::size_t size, bool values) {
+    if (seen[j] != row) {
+      seen[j] = row;
+      slot[j] = static_cast<Index>(list.size());
+      list.push_back(j);
+      if (values) {
+        if (acc.size() < list.size() * size) acc.resize(2 * list.size() * size);
+        std::fill_n(acc.data() + (list.size() - 1) * size, size, 0.0);
+      }
+    }
+    return slot[j];
+  }
 };
 
-// Makes room for block number `count` - 1 of `size` entries and zeroes it.
-inline void fresh_block(std::vector<double>& acc, std::size_t count, std::size_t size) {
-  if (acc.size() < count * size) acc.resize(2 * count * size);
-  std::fill_n(acc.data() + (count - 1) * size, size, 0.0);
-}
+// One thread's work arrays: the fine nodes row J of P^T A reaches (m x k
+// blocks) and the coarse columns of row J of Ac (m x m blocks).
+struct Workspace {
+  Reached fine, coarse;
+  Workspace(Index fine_nodes, Index coarse_nodes) : fine(fine_nodes), coarse(coarse_nodes) {}
+};
 
 struct BlockProduct {
   const BlockRows& a;  // A, k x k blocks
@@ -129,13 +142,13 @@ struct BlockProduct {
   Index k, m;
 
   // The fine nodes row J of P^T A reaches, then the coarse columns of row J
-  // of Ac; with kValues, also their blocks (acc and acc_c). KC and MC, when
+  // of Ac; with kValues, also their blocks. KC and MC, when
   // not 0, are k and m known at compile time: the block loops then unroll.
   template <bool kValues, int KC = 0, int MC = 0>
   void row(Index J, Workspace& w) const {
     const Index k = KC ? KC : this->k, m = MC ? MC : this->m;
-    w.fine.clear();
-    w.coarse.clear();
+    w.fine.list.clear();
+    w.coarse.list.clear();
     const std::size_t kk = static_cast<std::size_t>(k) * k, mk = static_cast<std::size_t>(m) * k,
                       mm = static_cast<std::size_t>(m) * m;
     for (Index t = pt.ptr[J]; t < pt.ptr[J + 1]; ++t) {
@@ -143,16 +156,10 @@ struct BlockProduct {
       // The block of P at (I, J): k x m, row-major.
       const double* pij = p.val.data() + (p.ptr[I] + pt.block[t]) * mk;
       for (Index q = a.ptr[I]; q < a.ptr[I + 1]; ++q) {
-        const Index K = a.col[q];
-        if (w.seen[K] != J) {
-          w.seen[K] = J;
-          w.slot[K] = static_cast<Index>(w.fine.size());
-          w.fine.push_back(K);
-          if constexpr (kValues) fresh_block(w.acc, w.fine.size(), mk);
-        }
+        const Index u = w.fine.reach(a.col[q], J, mk, kValues);
         if constexpr (kValues) {
-          // acc[K] (m x k) += (block of P at (I, J))^T (block of A at (I, K)).
-          double* acc = w.acc.data() + w.slot[K] * mk;
+          // block of K (m x k) += (block of P at (I, J))^T (block of A at (I, K)).
+          double* acc = w.fine.acc.data() + u * mk;
           const double* aik = a.val.data() + q * kk;
           for (Index r = 0; r < k; ++r) {
             for (Index c = 0; c < m; ++c) {
@@ -163,25 +170,19 @@ struct BlockProduct {
         }
       }
     }
-    for (std::size_t u = 0; u < w.fine.size(); ++u) {
-      const Index K = w.fine[u];
+    for (std::size_t u = 0; u < w.fine.list.size(); ++u) {
+      const Index K = w.fine.list[u];
       for (Index q = p.ptr[K]; q < p.ptr[K + 1]; ++q) {
-        const Index L = p.col[q];
-        if (w.seen_c[L] != J) {
-          w.seen_c[L] = J;
-          w.slot_c[L] = static_cast<Index>(w.coarse.size());
-          w.coarse.push_back(L);
-          if constexpr (kValues) fresh_block(w.acc_c, w.coarse.size(), mm);
-        }
+        const Index v = w.coarse.reach(p.col[q], J, mm, kValues);
         if constexpr (kValues) {
-          // acc_c[L] (m x m) += acc[K] (block of P at (K, L)).
-          const double* acc = w.acc.data() + u * mk;
+          // block of L (m x m) += block of K (block of P at (K, L)).
+          const double* acc = w.fine.acc.data() + u * mk;
           const double* pkl = p.val.data() + q * mk;
-          double* out = w.acc_c.data() + w.slot_c[L] * mm;
+          double* out = w.coarse.acc.data() + v * mm;
           for (Index c = 0; c < m; ++c) {
             for (Index s = 0; s < k; ++s) {
-              const double v = acc[c * k + s];
-              for (Index b = 0; b < m; ++b) out[c * m + b] += v * pkl[s * m + b];
+              const double f = acc[c * k + s];
+              for (Index b = 0; b < m; ++b) out[c * m + b] += f * pkl[s * m + b];
             }
           }
         }
@@ -214,7 +215,7 @@ bool block_galerkin(const CsrMatrix<T>& A, const CsrMatrix<T>& P, Index m, CsrMa
 #pragma omp for schedule(dynamic, 16)
     for (Index J = 0; J < coarse_nodes; ++J) {
       prod.row<false>(J, w);
-      count[J + 1] = static_cast<Index>(w.coarse.size());
+      count[J + 1] = static_cast<Index>(w.coarse.list.size());
     }
   }
   std::int64_t total = 0;
@@ -245,11 +246,12 @@ bool block_galerkin(const CsrMatrix<T>& A, const CsrMatrix<T>& P, Index m, CsrMa
       } else {
         prod.row<true>(J, w);
       }
-      std::sort(w.coarse.begin(), w.coarse.end());
+      std::sort(w.coarse.list.begin(), w.coarse.list.end());
       for (Index c = 0; c < m; ++c) {
         Index pos = C.row_ptr[J * m + c];
-        for (Index L : w.coarse) {
-          const double* blk = w.acc_c.data() + static_cast<std::size_t>(w.slot_c[L]) * m * m;
+        for (Index L : w.coarse.list) {
+          const double* blk =
+              w.coarse.acc.data() + static_cast<std::size_t>(w.coarse.slot[L]) * m * m;
           for (Index b = 0; b < m; ++b, ++pos) {
             C.col[pos] = L * m + b;
             C.val[pos] = static_cast<T>(blk[c * m + b]);
