@@ -104,6 +104,14 @@ CsrMatrix<T> convection_diffusion2d(int n, double eps, double theta = 0.3) {
   return A;
 }
 
+// New values on the same pattern, as a resetup gets them: each value of M
+// scaled by a factor drawn from [0.5, 1.5).
+template <class T>
+void scale_values_randomly(CsrMatrix<T>& M, std::mt19937& gen) {
+  std::uniform_real_distribution<double> factor(0.5, 1.5);
+  for (auto& v : M.val) v = static_cast<T>(v * factor(gen));
+}
+
 template <class T>
 std::vector<T> random_vector(int n, unsigned seed) {
   std::mt19937 gen(seed);

@@ -10,11 +10,13 @@
 #include <map>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "backend/cpu/block_galerkin.h"
 #include "backend/cpu/spgemm.h"
 #include "core/error.h"
+#include "problems.h"
 
 namespace jaxamg {
 namespace {
@@ -139,27 +141,55 @@ TEST(BlockGalerkin, FloatMatchesDoubleReference) {
   expect_matches(Ac, map_galerkin(A, P), 1e-6);
 }
 
+// The text of the InvalidInput that `run` throws.
+template <class Run>
+std::string invalid_input_text(Run run) {
+  try {
+    run();
+  } catch (const InvalidInput& e) {
+    return e.what();
+  }
+  return "(nothing thrown)";
+}
+
 TEST(BlockGalerkin, RecomputeWithNewValuesAndChangedPattern) {
   const auto A = random_blocked<double>(1500, 1500, 3, 3, 5, true, 31);
   const auto P = random_blocked<double>(1500, 180, 3, 6, 3, false, 32);
   cpu::GalerkinProduct<double> g;
   CsrMatrix<double> Ac;
-  g.compute(transpose(P), A, P, Ac, 6);
+  // An empty R stands for P^T, which the blocked product does not read.
+  g.compute(CsrMatrix<double>(), A, P, Ac, 6);
+  expect_matches(Ac, map_galerkin(A, P), 1e-13);
 
   auto A2 = A;
   auto P2 = P;
   std::mt19937 gen(33);
-  std::uniform_real_distribution<double> scale(0.5, 1.5);
-  for (auto& v : A2.val) v *= scale(gen);
-  for (auto& v : P2.val) v *= scale(gen);
+  testing::scale_values_randomly(A2, gen);
+  testing::scale_values_randomly(P2, gen);
+  const auto row_ptr = Ac.row_ptr;
   const auto pattern = Ac.col;
-  g.recompute(transpose(P2), A2, P2, Ac, 6);
+  g.recompute(CsrMatrix<double>(), A2, P2, Ac, 6);
+  EXPECT_EQ(Ac.row_ptr, row_ptr);
   EXPECT_EQ(Ac.col, pattern);
   expect_matches(Ac, map_galerkin(A2, P2), 1e-13);
+  // Values only, into the kept pattern: the same as a fresh blocked product.
+  CsrMatrix<double> fresh;
+  ASSERT_TRUE(cpu::block_galerkin(A2, P2, 6, fresh));
+  EXPECT_EQ(Ac.val, fresh.val);
 
-  // Another pattern of the same shape: the kept coarse pattern no longer fits.
+  // Another pattern of the same shape: the kept coarse pattern no longer
+  // fits, and Ac keeps its values.
   const auto P3 = random_blocked<double>(1500, 180, 3, 6, 3, false, 34);
-  EXPECT_THROW(g.recompute(transpose(P3), A2, P3, Ac, 6), InvalidInput);
+  const auto kept = Ac.val;
+  EXPECT_FALSE(cpu::block_galerkin_values(A2, P3, 6, Ac));
+  EXPECT_EQ(Ac.val, kept);
+  EXPECT_EQ(invalid_input_text([&] { g.recompute(transpose(P3), A2, P3, Ac, 6); }),
+            "Galerkin product: the sparsity of A or P changed since the last compute(), so "
+            "the coarse pattern is not the kept one; run a full setup");
+  // Another block size than compute()'s is named as such.
+  EXPECT_EQ(invalid_input_text([&] { g.recompute(transpose(P2), A2, P2, Ac, 1); }),
+            "Galerkin product: recompute was given coarse_block 1 but the last compute() "
+            "formed Ac on 6 x 6 blocks; pass the coarse_block of that compute()");
 }
 
 TEST(BlockGalerkin, EntriesMissingFromBlocksAreZeros) {
@@ -203,6 +233,17 @@ TEST(BlockGalerkin, ShapesThatDoNotDivideAreRefused) {
   CsrMatrix<double> through_product;
   cpu::GalerkinProduct<double>().compute(transpose(P), A, P, through_product, 7);
   expect_matches(through_product, map_galerkin(A, P), 1e-13);
+  // With R left empty (R = P^T), the scalar product forms the transpose.
+  CsrMatrix<double> from_empty_r;
+  cpu::GalerkinProduct<double> g;
+  g.compute(CsrMatrix<double>(), A, P, from_empty_r, 7);
+  EXPECT_EQ(from_empty_r.col, through_product.col);
+  EXPECT_EQ(from_empty_r.val, through_product.val);
+  auto A2 = A;
+  std::mt19937 gen(45);
+  testing::scale_values_randomly(A2, gen);
+  g.recompute(CsrMatrix<double>(), A2, P, from_empty_r, 7);
+  expect_matches(from_empty_r, map_galerkin(A2, P), 1e-13);
 }
 
 }  // namespace

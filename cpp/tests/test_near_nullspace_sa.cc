@@ -304,6 +304,42 @@ TEST(NearNullspaceSA, CoarseLevelsAreBlockedByTheNumberOfVectors) {
   }
 }
 
+TEST(NearNullspaceSA, ResetupRecomputesTheBlockedCoarseMatricesInPlace) {
+  // The coarse matrices come from the Galerkin product on node blocks; a
+  // resetup with new values on the same pattern writes values only, and
+  // gives the matrices of a fresh setup on those values (the same aggregates
+  // here, as in the test below).
+  const Truss t = truss2d(20, 20);
+  const std::string cfg = R"({"config_version": 2, "solver": {"scope": "amg", "solver": "AMG",
+    "algorithm": "AGGREGATION", "selector": "x_STANDARD", "x_smoothed_aggregation": 2,
+    "max_iters": 1, "min_coarse_rows": 2, "dense_lu_num_rows": 20,
+    "structure_reuse_levels": -1}})";
+  CsrMatrix<double> A2 = t.A;
+  for (Index i = 0; i < A2.nrows; ++i)
+    for (Index p = A2.row_ptr[i]; p < A2.row_ptr[i + 1]; ++p)
+      A2.val[p] *= 1.0 + 0.5 * ((i / 2) % 20 >= 10) + 0.5 * ((A2.col[p] / 2) % 20 >= 10);
+  LinearSolver<double> again(cfg), fresh(cfg);
+  again.setup(t.A.nrows, t.A.row_ptr.data(), t.A.col.data(), t.A.val.data(), t.A.nnz(), 2,
+              t.modes.val.data(), 3);
+  const auto& amg = dynamic_cast<const AmgSolver<double>&>(again.solver());
+  ASSERT_GE(amg.num_levels(), 3);
+  const CsrMatrix<double>* level1 = &amg.level_matrix(1);
+  again.resetup(A2.val.data(), A2.nnz());
+  fresh.setup(A2.nrows, A2.row_ptr.data(), A2.col.data(), A2.val.data(), A2.nnz(), 2,
+              t.modes.val.data(), 3);
+  const auto& amg_fresh = dynamic_cast<const AmgSolver<double>&>(fresh.solver());
+  ASSERT_EQ(amg.num_levels(), amg_fresh.num_levels());
+  EXPECT_EQ(&amg.level_matrix(1), level1);  // in place
+  for (int l = 1; l < amg.num_levels(); ++l) {
+    const auto& got = amg.level_matrix(l);
+    const auto& want = amg_fresh.level_matrix(l);
+    ASSERT_EQ(got.row_ptr, want.row_ptr) << "level " << l;
+    ASSERT_EQ(got.col, want.col) << "level " << l;
+    for (std::size_t p = 0; p < want.val.size(); ++p)
+      ASSERT_NEAR(got.val[p], want.val[p], 1e-12 * (1 + std::abs(want.val[p]))) << "level " << l;
+  }
+}
+
 TEST(NearNullspaceSA, ResetupKeepsAggregatesAndMatchesAFreshBuild) {
   const Truss t = truss2d(12, 10);
   NearNullspaceOptions opt;

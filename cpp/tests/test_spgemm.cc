@@ -10,6 +10,7 @@
 
 #include "backend/cpu/spgemm.h"
 #include "core/error.h"
+#include "problems.h"
 
 namespace jaxamg {
 namespace {
@@ -267,9 +268,8 @@ TEST(Spgemm, GalerkinRecomputeWithNewValuesEqualsFreshProduct) {
   auto A2 = A;
   auto P2 = P;
   std::mt19937 gen(9);
-  std::uniform_real_distribution<double> val(0.5, 1.5);
-  for (auto& v : A2.val) v *= val(gen);
-  for (auto& v : P2.val) v *= val(gen);
+  testing::scale_values_randomly(A2, gen);
+  testing::scale_values_randomly(P2, gen);
   const auto R2 = transpose(P2);
   g.recompute(R2, A2, P2, Ac);
   CsrMatrix<double> fresh;

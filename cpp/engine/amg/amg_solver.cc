@@ -155,14 +155,16 @@ std::vector<bool> AmgSolver<T>::build_levels(bool reuse_structure) {
       L.galerkin.clear();
       break;
     }
-    // A coarsening that leaves R empty means R = P^T: it is formed for the
-    // Galerkin product only.
+    // A coarsening that leaves R empty means R = P^T. The Galerkin product
+    // forms it if it needs it (the blocked product does not); a coarsening
+    // that builds the coarse matrix itself restricts with it, so it is formed
+    // here.
     const bool builds = L.coarsening->builds_coarse_matrix();
-    const bool r_formed = R.nrows == 0 && R.ncols == 0;
-    if (r_formed) R = transpose(P);
-    L.r_is_pt = !builds && (r_formed || L.coarsening->restriction_is_transpose());
+    const bool r_empty = R.nrows == 0 && R.ncols == 0;
+    if (r_empty && builds) R = transpose(P);
+    L.r_is_pt = !builds && (r_empty || L.coarsening->restriction_is_transpose());
     L.shown.reset();
-    if (R.nrows != nc || R.ncols != n) {
+    if ((!r_empty || builds) && (R.nrows != nc || R.ncols != n)) {
       throw SetupError("AMG level " + std::to_string(l) + ": R is " + std::to_string(R.nrows) +
                        " x " + std::to_string(R.ncols) + " but P is " + std::to_string(n) +
                        " x " + std::to_string(nc) + "; R must be n_coarse x n_fine");

@@ -191,27 +191,100 @@ struct BlockProduct {
   }
 };
 
-}  // namespace
+// A and P read on blocks, for one product. read_blocks returns false when
+// the shapes do not divide (k < 2, rows not a multiple of k, P's columns not
+// a multiple of m).
+struct BlockOperands {
+  BlockRows a, p;
+  Transposed pt;
+  Index k, m, coarse_nodes;
+  bool parallel;
+};
 
 template <class T>
-bool block_galerkin(const CsrMatrix<T>& A, const CsrMatrix<T>& P, Index m, CsrMatrix<T>& Ac) {
+bool read_blocks(const CsrMatrix<T>& A, const CsrMatrix<T>& P, Index m, BlockOperands& out) {
   const Index k = A.block_dim;
   if (k < 2 || m < 1 || A.nrows != A.ncols || A.nrows % k != 0 || P.nrows != A.nrows ||
       P.ncols % m != 0) {
     return false;
   }
-  const BlockRows a = to_blocks(A, k, k), p = to_blocks(P, k, m);
-  const Index coarse_nodes = P.ncols / m;
-  const Transposed pt = transpose_nodes(p, coarse_nodes);
-  const BlockProduct prod{a, p, pt, k, m};
-  const bool parallel = A.nrows > kParallelRows;
+  out.a = to_blocks(A, k, k);
+  out.p = to_blocks(P, k, m);
+  out.k = k;
+  out.m = m;
+  out.coarse_nodes = P.ncols / m;
+  out.pt = transpose_nodes(out.p, out.coarse_nodes);
+  out.parallel = A.nrows > kParallelRows;
+  return true;
+}
+
+// The value pass: each coarse node's m rows of Ac into `val`, their coarse
+// columns ascending. With kPattern the columns are written to C.col too
+// (C.row_ptr is set); without it they must equal the kept C.col, and the
+// pass returns false at the first row where they do not.
+template <bool kPattern, class T>
+bool block_values(const BlockOperands& ops, CsrMatrix<T>& C, T* val) {
+  const Index k = ops.k, m = ops.m;
+  const BlockProduct prod{ops.a, ops.p, ops.pt, k, m};
+  bool same = true;
+#pragma omp parallel if (ops.parallel) reduction(&& : same)
+  {
+    Workspace w(ops.a.nodes, ops.coarse_nodes);
+#pragma omp for schedule(dynamic, 16)
+    for (Index J = 0; J < ops.coarse_nodes; ++J) {
+      if (!same) continue;
+      // Elasticity's shapes (3D: 3 x 6 on the finest level, 6 x 6 below it;
+      // 2D: 2 x 3) at compile time.
+      if (k == 3 && m == 6) {
+        prod.row<true, 3, 6>(J, w);
+      } else if (k == 6 && m == 6) {
+        prod.row<true, 6, 6>(J, w);
+      } else if (k == 2 && m == 3) {
+        prod.row<true, 2, 3>(J, w);
+      } else {
+        prod.row<true>(J, w);
+      }
+      std::sort(w.coarse.list.begin(), w.coarse.list.end());
+      const Index len = static_cast<Index>(w.coarse.list.size()) * m;
+      for (Index c = 0; c < m && same; ++c) {
+        Index pos = C.row_ptr[J * m + c];
+        if (!kPattern && C.row_ptr[J * m + c + 1] - pos != len) {
+          same = false;
+          break;
+        }
+        for (Index L : w.coarse.list) {
+          const double* blk =
+              w.coarse.acc.data() + static_cast<std::size_t>(w.coarse.slot[L]) * m * m;
+          for (Index b = 0; b < m; ++b, ++pos) {
+            if constexpr (kPattern) {
+              C.col[pos] = L * m + b;
+            } else if (C.col[pos] != L * m + b) {
+              same = false;
+            }
+            val[pos] = static_cast<T>(blk[c * m + b]);
+          }
+        }
+      }
+    }
+  }
+  return same;
+}
+
+}  // namespace
+
+template <class T>
+bool block_galerkin(const CsrMatrix<T>& A, const CsrMatrix<T>& P, Index m, CsrMatrix<T>& Ac) {
+  BlockOperands ops;
+  if (!read_blocks(A, P, m, ops)) return false;
+  const BlockProduct prod{ops.a, ops.p, ops.pt, ops.k, m};
+  const Index coarse_nodes = ops.coarse_nodes;
 
   // Pattern: the number of coarse columns of each coarse node's rows.
   CsrMatrix<T> C(P.ncols, P.ncols);
   std::vector<Index> count(static_cast<std::size_t>(coarse_nodes) + 1, 0);
-#pragma omp parallel if (parallel)
+#pragma omp parallel if (ops.parallel)
   {
-    Workspace w(a.nodes, coarse_nodes);
+    Workspace w(ops.a.nodes, coarse_nodes);
 #pragma omp for schedule(dynamic, 16)
     for (Index J = 0; J < coarse_nodes; ++J) {
       prod.row<false>(J, w);
@@ -228,40 +301,20 @@ bool block_galerkin(const CsrMatrix<T>& A, const CsrMatrix<T>& P, Index m, CsrMa
   }
   C.col.resize(C.row_ptr[C.nrows]);
   C.val.resize(C.row_ptr[C.nrows]);
-
-  // Values, each row's coarse columns in ascending order.
-#pragma omp parallel if (parallel)
-  {
-    Workspace w(a.nodes, coarse_nodes);
-#pragma omp for schedule(dynamic, 16)
-    for (Index J = 0; J < coarse_nodes; ++J) {
-      // Elasticity's shapes (3D: 3 x 6 on the finest level, 6 x 6 below it;
-      // 2D: 2 x 3) at compile time.
-      if (k == 3 && m == 6) {
-        prod.row<true, 3, 6>(J, w);
-      } else if (k == 6 && m == 6) {
-        prod.row<true, 6, 6>(J, w);
-      } else if (k == 2 && m == 3) {
-        prod.row<true, 2, 3>(J, w);
-      } else {
-        prod.row<true>(J, w);
-      }
-      std::sort(w.coarse.list.begin(), w.coarse.list.end());
-      for (Index c = 0; c < m; ++c) {
-        Index pos = C.row_ptr[J * m + c];
-        for (Index L : w.coarse.list) {
-          const double* blk =
-              w.coarse.acc.data() + static_cast<std::size_t>(w.coarse.slot[L]) * m * m;
-          for (Index b = 0; b < m; ++b, ++pos) {
-            C.col[pos] = L * m + b;
-            C.val[pos] = static_cast<T>(blk[c * m + b]);
-          }
-        }
-      }
-    }
-  }
+  block_values<true>(ops, C, C.val.data());
   C.find_diagonal();
   Ac = std::move(C);
+  return true;
+}
+
+template <class T>
+bool block_galerkin_values(const CsrMatrix<T>& A, const CsrMatrix<T>& P, Index m,
+                           CsrMatrix<T>& Ac) {
+  BlockOperands ops;
+  if (Ac.nrows != P.ncols || Ac.ncols != P.ncols || !read_blocks(A, P, m, ops)) return false;
+  CsrArray<T> val(Ac.val.size());
+  if (!block_values<false>(ops, Ac, val.data())) return false;
+  Ac.val = std::move(val);
   return true;
 }
 
@@ -269,5 +322,9 @@ template bool block_galerkin(const CsrMatrix<float>&, const CsrMatrix<float>&, I
                              CsrMatrix<float>&);
 template bool block_galerkin(const CsrMatrix<double>&, const CsrMatrix<double>&, Index,
                              CsrMatrix<double>&);
+template bool block_galerkin_values(const CsrMatrix<float>&, const CsrMatrix<float>&, Index,
+                                    CsrMatrix<float>&);
+template bool block_galerkin_values(const CsrMatrix<double>&, const CsrMatrix<double>&, Index,
+                                    CsrMatrix<double>&);
 
 }  // namespace jaxamg::cpu

@@ -23,4 +23,11 @@ namespace jaxamg::cpu {
 template <class T>
 bool block_galerkin(const CsrMatrix<T>& A, const CsrMatrix<T>& P, Index m, CsrMatrix<T>& Ac);
 
+// The values of Ac = P^T A P written into the pattern Ac already has, from
+// block_galerkin() of A and P with the same m and patterns (a resetup with
+// new values): no pattern pass. Returns false, Ac unchanged, when the shapes
+// do not divide or the product's pattern is not Ac's.
+template <class T>
+bool block_galerkin_values(const CsrMatrix<T>& A, const CsrMatrix<T>& P, Index m, CsrMatrix<T>& Ac);
+
 }  // namespace jaxamg::cpu

@@ -545,9 +545,10 @@ void numeric(const Product& prod, CsrMatrix<T>& C, const char* who) {
 }
 
 template <class T>
-void check_galerkin(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P) {
+void check_galerkin(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P,
+                    bool r_is_pt) {
   check_shapes(A.nrows, A.ncols, P.nrows, P.ncols, "Galerkin product A P");
-  check_shapes(R.nrows, R.ncols, A.nrows, P.ncols, "Galerkin product R (A P)");
+  if (!r_is_pt) check_shapes(R.nrows, R.ncols, A.nrows, P.ncols, "Galerkin product R (A P)");
 }
 
 }  // namespace
@@ -573,10 +574,17 @@ void spgemm_numeric(const CsrMatrix<T>& A, const CsrMatrix<T>& B, CsrMatrix<T>& 
 template <class T>
 void GalerkinProduct<T>::compute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
                                  const CsrMatrix<T>& P, CsrMatrix<T>& Ac, Index coarse_block) {
-  check_galerkin(R, A, P);
+  const bool r_is_pt = R.nrows == 0 && R.ncols == 0;
+  check_galerkin(r_is_pt ? P : R, A, P, r_is_pt);
   planned_ = false;
-  blocked_ = coarse_block > 1 && block_galerkin(A, P, coarse_block, Ac);
-  if (!blocked_) Ac = multiply<T, true>(ProductRAP<T>(R, A, P));
+  block_ = coarse_block > 1 && block_galerkin(A, P, coarse_block, Ac) ? coarse_block : 1;
+  if (block_ == 1) {
+    if (r_is_pt) {
+      Ac = multiply<T, true>(ProductRAP<T>(transpose(P), A, P));
+    } else {
+      Ac = multiply<T, true>(ProductRAP<T>(R, A, P));
+    }
+  }
   planned_ = true;
 }
 
@@ -587,22 +595,27 @@ void GalerkinProduct<T>::recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
     throw InvalidInput("Galerkin product: recompute needs the plan of a previous compute(); "
                        "call compute() first");
   }
-  check_galerkin(R, A, P);
-  if (blocked_) {
-    // The blocked product forms the pattern too; it must come out the same.
-    CsrMatrix<T> fresh;
-    if (coarse_block <= 1 || !block_galerkin(A, P, coarse_block, fresh) ||
-        fresh.row_ptr.size() != Ac.row_ptr.size() ||
-        !std::equal(fresh.col.begin(), fresh.col.end(), Ac.col.begin(), Ac.col.end()) ||
-        !std::equal(fresh.row_ptr.begin(), fresh.row_ptr.end(), Ac.row_ptr.begin())) {
+  const bool r_is_pt = R.nrows == 0 && R.ncols == 0;
+  check_galerkin(r_is_pt ? P : R, A, P, r_is_pt);
+  if (block_ > 1) {
+    if (coarse_block != block_) {
+      throw InvalidInput("Galerkin product: recompute was given coarse_block " +
+                         std::to_string(coarse_block) + " but the last compute() formed Ac on " +
+                         std::to_string(block_) + " x " + std::to_string(block_) +
+                         " blocks; pass the coarse_block of that compute()");
+    }
+    if (!block_galerkin_values(A, P, block_, Ac)) {
       throw InvalidInput("Galerkin product: the sparsity of A or P changed since the last "
                          "compute(), so the coarse pattern is not the kept one; run a full "
                          "setup");
     }
-    Ac.val = std::move(fresh.val);
     return;
   }
-  numeric(ProductRAP<T>(R, A, P), Ac, "Galerkin product");
+  if (r_is_pt) {
+    numeric(ProductRAP<T>(transpose(P), A, P), Ac, "Galerkin product");
+  } else {
+    numeric(ProductRAP<T>(R, A, P), Ac, "Galerkin product");
+  }
 }
 
 template <class T>

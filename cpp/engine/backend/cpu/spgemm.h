@@ -37,18 +37,21 @@ void spgemm_numeric(const CsrMatrix<T>& A, const CsrMatrix<T>& B, CsrMatrix<T>& 
 // 3D Poisson hierarchies (most on aggressive levels, whose rows of R are
 // long), and no intermediate matrix is written, sorted or re-read.
 //
-// coarse_block > 1 tells that R = P^T and that P maps coarse_block coarse
-// unknowns per node (smoothed aggregation of a block system): when A and P
-// have that node-block structure, Ac is formed on blocks
-// (backend/cpu/block_galerkin.h), pattern and values each time.
+// An empty R (0 x 0) stands for R = P^T, formed here only if the scalar
+// product runs. coarse_block > 1 tells that R = P^T and that P maps
+// coarse_block coarse unknowns per node (smoothed aggregation of a block
+// system): when A and P have that node-block structure, Ac is formed on
+// blocks (backend/cpu/block_galerkin.h) and R is not read.
 template <class T>
 class GalerkinProduct {
  public:
   void compute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P,
                CsrMatrix<T>& Ac, Index coarse_block = 1);
-  // R, A and P have the patterns of the last compute(); Ac is its result.
-  // Recomputes values only. Throws InvalidInput if there is no plan or the
-  // patterns changed (a product outside the kept pattern).
+  // R, A and P have the patterns of the last compute(); Ac is its result,
+  // and coarse_block is that compute()'s. Recomputes values only. Throws
+  // InvalidInput if there is no plan, the patterns changed (a product
+  // outside the kept pattern) or a blocked product is given another
+  // coarse_block.
   void recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatrix<T>& P,
                  CsrMatrix<T>& Ac, Index coarse_block = 1);
   bool has_plan() const { return planned_; }
@@ -56,7 +59,7 @@ class GalerkinProduct {
 
  private:
   bool planned_ = false;
-  bool blocked_ = false;  // the last compute() formed Ac on blocks
+  Index block_ = 1;  // the last compute() formed Ac on block_ x block_ blocks
 };
 
 }  // namespace jaxamg::cpu
