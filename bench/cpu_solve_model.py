@@ -54,7 +54,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from jax_solve import FGMRES_AMG, PCG_AMG  # noqa: E402
 
 from jaxamg import matrices  # noqa: E402
-from jaxamg._native import engine as _load_engine  # noqa: E402  (applies the OpenMP settings)
+from jaxamg._core.native import engine as _load_engine  # noqa: E402  (applies the OpenMP settings)
 from jaxamg.config import prepare_config  # noqa: E402
 
 VALUE, INDEX = 8, 4
