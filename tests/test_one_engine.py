@@ -33,3 +33,25 @@ def test_the_engine_library_sits_beside_the_modules():
     engine = importlib.import_module("jaxamg._engine")
     folder = pathlib.Path(engine.__file__).parent
     assert (folder / "libjaxamg_engine.so").is_file()
+
+
+def test_the_engine_library_exports_no_cxx_runtime():
+    """A toolchain that links libstdc++ statically puts a copy of it in the
+    engine library. Exported, that copy's locale objects mix with those of
+    the system libstdc++ that numpy loads first, and the engine's first
+    formatted number crashes; the library is linked with --exclude-libs so
+    that it exports none of the runtime's own symbols (std::locale's here)."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("nm") is None:
+        pytest.skip("nm (binutils) is not installed")
+    engine = importlib.import_module("jaxamg._engine")
+    lib = pathlib.Path(engine.__file__).parent / "libjaxamg_engine.so"
+    out = subprocess.run(
+        ["nm", "-D", "--defined-only", str(lib)], capture_output=True, text=True, check=True
+    ).stdout
+    runtime = [line for line in out.splitlines() if "St6locale" in line]
+    assert runtime == [], runtime[:5]
