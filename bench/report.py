@@ -39,6 +39,7 @@ REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from run_report import (  # noqa: E402
     RATIO_PEERS,
+    SOLVE_COLUMNS,
     best_peer,
     fmt_e,
     fmt_s,
@@ -159,17 +160,7 @@ def cpu_family(family: str, out: dict) -> tuple[list[str], list[tuple], dict]:
         for peer, name in RATIO_PEERS
         if any(best_peer(results, pid, peer) for pid in pids)
     ]
-    head = [
-        "problem",
-        "N",
-        "solver",
-        "thr",
-        "setup s",
-        "solve s",
-        "setup+solve s",
-        "iters",
-        "true relres",
-    ] + [f"ours / {name}" for _, name in peers]
+    head = ["problem", "N"] + SOLVE_COLUMNS + [f"ours / {name}" for _, name in peers]
     lines = [
         "| " + " | ".join(head) + " |",
         "|" + "|".join("---" if i in (0, 2) else "--:" for i in range(len(head))) + "|",

@@ -14,6 +14,16 @@ RATIO_PEERS = [
     ("hypre", "best hypre"),
     ("scipy", "SciPy"),
 ]
+# The leading columns of a solve row, in a run's tables and the page's.
+SOLVE_COLUMNS = [
+    "solver",
+    "thr",
+    "setup s",
+    "solve s",
+    "setup+solve s",
+    "iters",
+    "true relres",
+]
 
 
 # ---- formatting helpers -----------------------------------------------------------
@@ -160,14 +170,8 @@ def render(out: dict, raw_path: str | None = None) -> str:
 
     ratio_heads = [f"ours / {name}" for _, name in RATIO_PEERS]
     head = (
-        [
-            "solver",
-            "thr",
-            "setup s",
-            "solve s",
-            "setup+solve s",
-            "iters",
-            "true relres",
+        SOLVE_COLUMNS
+        + [
             "op. cx",
             "levels",
             "setup mem MiB (×CSR)",

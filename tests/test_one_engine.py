@@ -55,3 +55,30 @@ def test_the_engine_library_exports_no_cxx_runtime():
     ).stdout
     runtime = [line for line in out.splitlines() if "St6locale" in line]
     assert runtime == [], runtime[:5]
+
+
+def test_the_engine_library_and_every_module_share_the_shared_cxx_runtime():
+    """Each native object must load the shared libstdc++: with a static copy
+    in each (a toolchain that links it statically), an exception or a runtime
+    object that crosses from the engine library to a module belongs to
+    another copy, and the process aborts. The build names the shared runtime
+    explicitly, so every object lists it among its needed libraries."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf (binutils) is not installed")
+    folder = pathlib.Path(importlib.import_module("jaxamg._engine").__file__).parent
+    objects = [folder / "libjaxamg_engine.so"] + [
+        pathlib.Path(m.__file__) for m in _native_modules()
+    ]
+    without = []
+    for obj in objects:
+        dynamic = subprocess.run(
+            ["readelf", "-d", str(obj)], capture_output=True, text=True, check=True
+        ).stdout
+        if "libstdc++.so" not in dynamic:
+            without.append(obj.name)
+    assert without == [], f"linked without the shared libstdc++: {without}"

@@ -245,9 +245,13 @@ def bench_jaxamg(name, cfg, A, Mg, bg, bw, out):
     setups = []
     for _ in range(3):
         cuda.clear_cache()
+        cuda.peak_device_bytes(reset=True)
         t0 = time.perf_counter()
         sync(solve(Mg, bg))
         setups.append((time.perf_counter() - t0, cuda.last_solve().get("refresh_ms")))
+    # The most jaxamg held at once during the last setup (scratch included).
+    setup_peak_bytes = cuda.peak_device_bytes()
+    hierarchy_bytes = cuda.live_device_bytes()
     jit_setup, jit_setup_ms = min(setups)
     resetups = []
     for i in range(6):
@@ -271,6 +275,9 @@ def bench_jaxamg(name, cfg, A, Mg, bg, bw, out):
         return jnp.sum(jaxamg.solve(M, rhs, config=cfg)[0] ** 2)
 
     vg = jax.jit(jax.value_and_grad(loss, argnums=(0, 1)))
+    # Its own cache entry (another executable): the solve's hierarchy goes
+    # first, so that the largest hierarchies fit once, not twice.
+    cuda.clear_cache()
     sync(vg(Mg.data, bg))
     grad_med, _, _ = timed(lambda: vg(Mg.data, bg), repeat=5)
     row = {
@@ -289,6 +296,8 @@ def bench_jaxamg(name, cfg, A, Mg, bg, bw, out):
         "jit_setup_handler_ms": jit_setup_ms,
         "jit_resetup_s": jit_resetup - solve_med,
         "jit_resetup_handler_ms": jit_resetup_ms,
+        "setup_peak_device_bytes": setup_peak_bytes,
+        "device_bytes_after_setup": hierarchy_bytes,
         "solve_direct_call_s": eager_med,
         "iterations": its,
         "status": int(info["status"]),

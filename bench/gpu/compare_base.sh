@@ -2,7 +2,7 @@
 # The GPU benchmark of a base tree in the same run as this tree's, so that
 # a change is measured against what it replaces on the same card.
 #
-#   git archive BASE -o .gpu_base.tar            # here, before the device call
+#   git archive BASE -o .gpu_base.tar            # here; carry it with the device call
 #   bash bench/gpu/run_h200.sh ...               # builds this tree into /tmp/jaxamg-pkg
 #   bash bench/gpu/compare_base.sh [benchmark arguments]
 #
@@ -28,6 +28,10 @@ for tree in base this; do
   pkg=/tmp/jaxamg-pkg
   [ "$tree" = base ] && pkg=/tmp/jaxamg-base-pkg
   echo "== benchmark: $tree tree"
-  PYTHONPATH=$pkg "$PY" /tmp/jaxamg-base/bench/gpu/bench_poisson_gpu.py "$@" 2>&1 |
+  # Each tree's own benchmark script: the package's internals it reads move
+  # between trees.
+  script=$ROOT/bench/gpu/bench_poisson_gpu.py
+  [ "$tree" = base ] && script=/tmp/jaxamg-base/bench/gpu/bench_poisson_gpu.py
+  PYTHONPATH=$pkg "$PY" "$script" "$@" 2>&1 |
     tee "$OUT/bench_$tree.log" | grep -v '^{'
 done

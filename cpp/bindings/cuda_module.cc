@@ -57,6 +57,16 @@ NB_MODULE(_cuda, m) {
   m.def("total_setups", [] { return jaxamg::ffi_cache::SolverCache::instance().total_setups(); });
   // Bytes of device memory held by jaxamg's CUDA allocations right now.
   m.def("live_device_bytes", [] { return jaxamg::cuda::live_device_bytes().load(); });
+  // The most jaxamg's CUDA allocations have held at once since the last
+  // reset (a setup's peak, scratch included); reset=True starts a new window.
+  m.def(
+      "peak_device_bytes",
+      [](bool reset) {
+        const long long peak = jaxamg::cuda::peak_device_bytes().load();
+        if (reset) jaxamg::cuda::peak_device_bytes() = jaxamg::cuda::live_device_bytes().load();
+        return peak;
+      },
+      nb::arg("reset") = false);
   // (free, total) bytes of the current device, from cudaMemGetInfo.
   m.def("device_memory", [] {
     size_t free_bytes = 0, total_bytes = 0;

@@ -2,6 +2,7 @@
 #pragma once
 #include <atomic>
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,24 @@ namespace jaxamg::cuda {
 inline std::atomic<long long>& live_device_bytes() {
   static std::atomic<long long> bytes{0};
   return bytes;
+}
+
+// The most that live_device_bytes() has reached since the last reset:
+// reset before a setup and read after it, a setup's peak, scratch included.
+inline std::atomic<long long>& peak_device_bytes() {
+  static std::atomic<long long> bytes{0};
+  return bytes;
+}
+
+// Names the request and the device's free memory, so that an out-of-memory
+// failure tells how far the request was from fitting.
+inline std::string allocation_failure(std::size_t bytes) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  cudaGetLastError();  // the failed allocation's error, already reported by the caller
+  cudaMemGetInfo(&free_bytes, &total_bytes);
+  const auto mib = [](std::size_t b) { return std::to_string(b / (1ull << 20)) + " MiB"; };
+  return "cudaMalloc of " + mib(bytes) + " (" + mib(free_bytes) + " free of " + mib(total_bytes) +
+         ", " + mib(static_cast<std::size_t>(live_device_bytes().load())) + " held by jaxamg)";
 }
 
 template <class T>
@@ -42,15 +61,20 @@ class DeviceArray {
     if (n == size_) return;
     release();
     if (n > 0) {
-      check(cudaMalloc(reinterpret_cast<void**>(&ptr_), n * sizeof(T)), "cudaMalloc");
-      live_device_bytes() += static_cast<long long>(n * sizeof(T));
+      const cudaError_t status = cudaMalloc(reinterpret_cast<void**>(&ptr_), n * sizeof(T));
+      if (status != cudaSuccess) check(status, allocation_failure(n * sizeof(T)).c_str());
+      const long long now = live_device_bytes() += static_cast<long long>(n * sizeof(T));
+      long long peak = peak_device_bytes().load();
+      while (now > peak && !peak_device_bytes().compare_exchange_weak(peak, now)) {
+      }
     }
     size_ = n;
   }
   // Synchronous upload (setup only).
   void assign(const T* host, std::size_t n) {
     resize(n);
-    if (n > 0) check(cudaMemcpy(ptr_, host, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+    if (n > 0)
+      check(cudaMemcpy(ptr_, host, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
   }
   // Any contiguous host container of T (std::vector, the engine's CSR arrays).
   template <class Container>

@@ -66,15 +66,27 @@ bool spgemm_phases(cusparseHandle_t handle, SpgemmDescriptors& d, cudaDataType t
     check(status, operation);
     return true;
   };
+  // The default algorithm's scratch grows with the intermediate products
+  // (tens of GiB for a classical Galerkin product at 256^3), and cuSPARSE
+  // asks for it without saying it is short. Past half the free memory, which
+  // leaves room for the product itself and the sort after it, the chunked
+  // algorithm takes over.
+  const auto fits = [&](std::size_t bytes) {
+    if (alg == CUSPARSE_SPGEMM_ALG3) return true;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    return bytes <= free_bytes / 2;
+  };
   std::size_t bytes1 = 0, bytes2 = 0;
-  if (!soft(cusparseSpGEMM_workEstimation(handle, kN, kN, one, d.a, d.b, zero, d.c, type, alg,
-                                          d.op, &bytes1, nullptr),
-            "cusparseSpGEMM_workEstimation (size)")) {
+  if (!soft(cusparseSpGEMM_workEstimation(handle, kN, kN, one, d.a, d.b, zero, d.c, type, alg, d.op,
+                                          &bytes1, nullptr),
+            "cusparseSpGEMM_workEstimation (size)") ||
+      !fits(bytes1)) {
     return false;
   }
   buffer1 = DeviceArray<unsigned char>(bytes1 > 0 ? bytes1 : 1);
-  if (!soft(cusparseSpGEMM_workEstimation(handle, kN, kN, one, d.a, d.b, zero, d.c, type, alg,
-                                          d.op, &bytes1, buffer1.data()),
+  if (!soft(cusparseSpGEMM_workEstimation(handle, kN, kN, one, d.a, d.b, zero, d.c, type, alg, d.op,
+                                          &bytes1, buffer1.data()),
             "cusparseSpGEMM_workEstimation")) {
     return false;
   }
@@ -90,9 +102,10 @@ bool spgemm_phases(cusparseHandle_t handle, SpgemmDescriptors& d, cudaDataType t
     check(cusparseSpGEMM_estimateMemory(handle, kN, kN, one, d.a, d.b, zero, d.c, type, alg, d.op,
                                         kChunkFraction, &bytes3, buffer3.data(), &bytes2),
           "cusparseSpGEMM_estimateMemory");
-  } else if (!soft(cusparseSpGEMM_compute(handle, kN, kN, one, d.a, d.b, zero, d.c, type, alg,
-                                          d.op, &bytes2, nullptr),
-                   "cusparseSpGEMM_compute (size)")) {
+  } else if (!soft(cusparseSpGEMM_compute(handle, kN, kN, one, d.a, d.b, zero, d.c, type, alg, d.op,
+                                          &bytes2, nullptr),
+                   "cusparseSpGEMM_compute (size)") ||
+             !fits(bytes2)) {
     return false;
   }
   buffer2 = DeviceArray<unsigned char>(bytes2 > 0 ? bytes2 : 1);
@@ -105,8 +118,8 @@ bool spgemm_phases(cusparseHandle_t handle, SpgemmDescriptors& d, cudaDataType t
 
 // The default algorithm is the fastest but keeps every intermediate product
 // in scratch memory; on the largest Galerkin products (classical
-// interpolation at 256^3) cuSPARSE refuses it, and the same product is then
-// formed in chunks (ALG3).
+// interpolation at 256^3) cuSPARSE refuses it, or its scratch exceeds the
+// free memory, and the same product is then formed in chunks (ALG3).
 template <class T>
 void device_spgemm(cusparseHandle_t handle, const DeviceCsrView<T>& A, Index a_cols,
                    const DeviceCsrView<T>& B, Index b_cols, DeviceArray<Index>& ptr,
@@ -128,10 +141,10 @@ void device_spgemm(cusparseHandle_t handle, const DeviceCsrView<T>& A, Index a_c
                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                                  kType),
           "cusparseCreateConstCsr (SpGEMM B)");
-    check(cusparseCreateCsr(&d->c, A.rows, b_cols, 0, ptr.data(), nullptr, nullptr,
-                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                            kType),
-          "cusparseCreateCsr (SpGEMM C)");
+    check(
+        cusparseCreateCsr(&d->c, A.rows, b_cols, 0, ptr.data(), nullptr, nullptr,
+                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, kType),
+        "cusparseCreateCsr (SpGEMM C)");
     check(cusparseSpGEMM_createDescr(&d->op), "cusparseSpGEMM_createDescr");
     if (spgemm_phases(handle, *d, kType, alg, &one, &zero, buffer1, buffer2)) break;
     alg = CUSPARSE_SPGEMM_ALG3;  // ALG3 raises rather than returning false.
@@ -151,9 +164,9 @@ void device_spgemm(cusparseHandle_t handle, const DeviceCsrView<T>& A, Index a_c
 }
 
 template <class T>
-void device_galerkin(cusparseHandle_t handle, const DeviceCsrView<T>& R,
-                     const DeviceCsrView<T>& A, const DeviceCsrView<T>& P, Index nc,
-                     DeviceArray<Index>& ptr, DeviceArray<Index>& col, DeviceArray<T>& val) {
+void device_galerkin(cusparseHandle_t handle, const DeviceCsrView<T>& R, const DeviceCsrView<T>& A,
+                     const DeviceCsrView<T>& P, Index nc, DeviceArray<Index>& ptr,
+                     DeviceArray<Index>& col, DeviceArray<T>& val) {
   DeviceArray<Index> ap_ptr, ap_col;
   DeviceArray<T> ap_val;
   device_spgemm(handle, A, A.rows, P, nc, ap_ptr, ap_col, ap_val);
