@@ -248,11 +248,52 @@ def render(out: dict, raw_path: str | None = None) -> str:
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
 
+    lines += per_unknown_table(problems, results)
     if all_targets:
         lines.append("### Targets (engine rows)")
         lines.append("")
         lines += targets_table(all_targets)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def per_unknown_table(problems: dict, results: list[dict]) -> list[str]:
+    """Setup in µs and one iteration in ns, per unknown and per core (setup
+    or solve seconds x thr / N), for every converged engine row and the
+    fastest converged hypre run: the scale on which single-core figures of
+    other codes are published."""
+    rows = []
+    for pid, prob in problems.items():
+        n = prob["rows"]
+        runs = [r for r in results if r["problem"] == pid and r["kind"] == "engine"]
+        hypre = best_peer(results, pid, "hypre")
+        for r in runs + ([hypre] if hypre else []):
+            if not r.get("converged") or not r.get("iterations") or not r.get("threads"):
+                continue
+            cores = r["threads"]
+            rows.append(
+                [
+                    pid,
+                    r["label"],
+                    str(cores),
+                    f"{r['setup_seconds'] * cores / n * 1e6:.2f}",
+                    f"{r['solve_seconds'] * cores / (n * r['iterations']) * 1e9:.0f}",
+                ]
+            )
+    if not rows:
+        return []
+    head = [
+        "problem",
+        "solver",
+        "thr",
+        "setup µs / unknown / core",
+        "ns / unknown / iteration / core",
+    ]
+    return (
+        ["### Cost per unknown and core", ""]
+        + ["| " + " | ".join(head) + " |", "|---|---|--:|--:|--:|"]
+        + ["| " + " | ".join(r) + " |" for r in rows]
+        + [""]
+    )
 
 
 def targets_table(all_targets: list[tuple]) -> list[str]:

@@ -551,6 +551,18 @@ void check_galerkin(const CsrMatrix<T>& R, const CsrMatrix<T>& A, const CsrMatri
   if (!r_is_pt) check_shapes(R.nrows, R.ncols, A.nrows, P.ncols, "Galerkin product R (A P)");
 }
 
+// Runs product(R) with the given R, or with P^T formed here when R is empty
+// (the caller's way of saying R = P^T without forming it).
+template <class T, class Product>
+void with_restriction(const CsrMatrix<T>& R, const CsrMatrix<T>& P, bool r_is_pt,
+                      Product product) {
+  if (r_is_pt) {
+    product(transpose(P));
+  } else {
+    product(R);
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -579,11 +591,9 @@ void GalerkinProduct<T>::compute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
   planned_ = false;
   block_ = coarse_block > 1 && block_galerkin(A, P, coarse_block, Ac) ? coarse_block : 1;
   if (block_ == 1) {
-    if (r_is_pt) {
-      Ac = multiply<T, true>(ProductRAP<T>(transpose(P), A, P));
-    } else {
-      Ac = multiply<T, true>(ProductRAP<T>(R, A, P));
-    }
+    with_restriction(R, P, r_is_pt, [&](const CsrMatrix<T>& Rr) {
+      Ac = multiply<T, true>(ProductRAP<T>(Rr, A, P));
+    });
   }
   planned_ = true;
 }
@@ -611,11 +621,9 @@ void GalerkinProduct<T>::recompute(const CsrMatrix<T>& R, const CsrMatrix<T>& A,
     }
     return;
   }
-  if (r_is_pt) {
-    numeric(ProductRAP<T>(transpose(P), A, P), Ac, "Galerkin product");
-  } else {
-    numeric(ProductRAP<T>(R, A, P), Ac, "Galerkin product");
-  }
+  with_restriction(R, P, r_is_pt, [&](const CsrMatrix<T>& Rr) {
+    numeric(ProductRAP<T>(Rr, A, P), Ac, "Galerkin product");
+  });
 }
 
 template <class T>
