@@ -496,6 +496,9 @@ def main(argv=None) -> int:
     import problems as P
 
     meta = {
+        # The report's layout: bench/run_report.py renders an older run as it
+        # was recorded (2: with the cost per unknown and core).
+        "report_version": 2,
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": machine_info(),
         "command": "python bench/run.py " + " ".join(argv),

@@ -248,7 +248,8 @@ def render(out: dict, raw_path: str | None = None) -> str:
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
 
-    lines += per_unknown_table(problems, results)
+    if meta.get("report_version", 1) >= 2:
+        lines += per_unknown_table(problems, results)
     if all_targets:
         lines.append("### Targets (engine rows)")
         lines.append("")
