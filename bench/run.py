@@ -169,8 +169,9 @@ def run_one(spec: dict, prob: dict, args, ctx: dict) -> dict:
                 return rec
             env["OMP_NUM_THREADS"] = str(spec["threads"])
             env.setdefault("OMP_PROC_BIND", "false")
-            # Idle OpenMP threads must not spin between parallel regions: on
-            # two cores a spinning worker steals the time of the serial parts.
+            # Idle OpenMP threads must not spin long between parallel regions:
+            # on two cores a spinning worker steals the time of the serial
+            # parts. The package adds its brief spin (GOMP_SPINCOUNT) on import.
             env.setdefault("OMP_WAIT_POLICY", "passive")
             cmd = [
                 ctx["engine_python"],

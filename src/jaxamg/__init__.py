@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 
 from ._core import xla_setup as _xla_setup
 from ._core.errors import ConfigError
+from ._core.threads import configure_openmp as _configure_openmp
 from ._version import __version__
+
+# Before any native module loads, also one imported directly (`import
+# jaxamg._engine`, which imports this package first): the OpenMP runtime
+# reads its wait policy once, when it starts.
+_configure_openmp()
 
 # Before the user's first JAX device call: XLA reads XLA_FLAGS once, when its
 # backend starts (see _xla_setup: sharded solves compile rank-specific
