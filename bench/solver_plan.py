@@ -92,6 +92,15 @@ def default_configs() -> list[str]:
     return list(ENGINE_CONFIGS)
 
 
+def plan_key(cfg: str) -> str:
+    """ENGINE_CONFIGS' key of a config given by file or by shipped name
+    (PCG_CLASSICAL_AGG1_CHEBY2 is pcg_classical_agg1_cheby2.json)."""
+    key = os.path.basename(cfg)
+    if key in ENGINE_CONFIGS or os.path.sep in cfg or key.endswith(".json"):
+        return key
+    return key.lower() + ".json"
+
+
 def solver_plan(prob: dict, args) -> list[dict]:
     """The runs for one problem, in order: engine configs, then peers."""
     fam = prob["family"]
@@ -100,7 +109,7 @@ def solver_plan(prob: dict, args) -> list[dict]:
     if "engine" in args.solvers and args.engine_available:
         for cfg in args.engine_configs:
             label, cls, fams = ENGINE_CONFIGS.get(
-                os.path.basename(cfg), (f"jaxamg {os.path.basename(cfg)}", "custom", None)
+                plan_key(cfg), (f"jaxamg {os.path.basename(cfg)}", "custom", None)
             )
             if fams is not None and fam not in fams and not args.all_configs:
                 continue
