@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "backend/row_product.h"
 #include "core/parallel.h"
 
 namespace jaxamg::cpu {
@@ -37,14 +38,6 @@ inline double sum_rows(std::ptrdiff_t n, Term&& term) {
   for (std::ptrdiff_t i = 0; i < n; ++i) s += term(i);
   return s;
 }
-// sum of v[k] x[ci[k]] over row i, in row order.
-template <class T>
-inline T row_product(const Index* rp, const Index* ci, const T* v, const T* x, std::ptrdiff_t i) {
-  T s = 0;
-  const Index k1 = rp[i + 1];
-  for (Index k = rp[i]; k < k1; ++k) s += v[k] * x[ci[k]];
-  return s;
-}
 }  // namespace
 
 template <class T>
@@ -52,7 +45,9 @@ void spmv(const CsrMatrix<T>& A, const T* x, T* y) {
   const Index* rp = A.row_ptr.data();
   const Index* ci = A.col.data();
   const T* v = A.val.data();
-  for_each_row(A.nrows, [=](std::ptrdiff_t i) { y[i] = row_product(rp, ci, v, x, i); });
+  for_each_row(A.nrows, [=](std::ptrdiff_t i) {
+    y[i] = backend::csr_row_product(rp, ci, v, x, static_cast<Index>(i));
+  });
 }
 
 template <class T>
@@ -61,10 +56,7 @@ void residual(const CsrMatrix<T>& A, const T* x, const T* b, T* r) {
   const Index* ci = A.col.data();
   const T* v = A.val.data();
   for_each_row(A.nrows, [=](std::ptrdiff_t i) {
-    T s = b[i];
-    const Index k1 = rp[i + 1];
-    for (Index k = rp[i]; k < k1; ++k) s -= v[k] * x[ci[k]];
-    r[i] = s;
+    r[i] = backend::csr_row_residual(b[i], rp, ci, v, x, static_cast<Index>(i));
   });
 }
 
@@ -74,7 +66,7 @@ void spmv_axpby(const CsrMatrix<T>& A, T alpha, const T* x, T beta, T* y) {
   const Index* ci = A.col.data();
   const T* v = A.val.data();
   for_each_row(A.nrows, [=](std::ptrdiff_t i) {
-    const T s = row_product(rp, ci, v, x, i);
+    const T s = backend::csr_row_product(rp, ci, v, x, static_cast<Index>(i));
     y[i] = alpha * s + (beta == T(0) ? T(0) : beta * y[i]);
   });
 }
@@ -99,11 +91,7 @@ void restrict_residual(const CsrMatrix<T>& A, const T* x, const T* b, const CsrM
   const T* pv = P.val.data();
   // Row i's residual, scattered into acc through row i of P.
   auto row = [=](Index i, T* acc) {
-    T ri = b[i];
-    if (x) {
-      const Index k1 = arp[i + 1];
-      for (Index k = arp[i]; k < k1; ++k) ri -= av[k] * x[aci[k]];
-    }
+    const T ri = x ? backend::csr_row_residual(b[i], arp, aci, av, x, i) : b[i];
     if (r) r[i] = ri;
     const Index p1 = prp[i + 1];
     for (Index p = prp[i]; p < p1; ++p) acc[pci[p]] += ri * pv[p];

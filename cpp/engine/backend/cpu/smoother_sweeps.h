@@ -6,6 +6,7 @@
 #pragma once
 #include <vector>
 
+#include "backend/row_product.h"
 #include "backend/sweep_data.h"
 #include "core/csr_matrix.h"
 #include "core/distribution.h"
@@ -113,7 +114,7 @@ void block_jacobi_sweep(const CsrMatrix<T>& A, backend::BlockScale<T> scale, con
     } else if (!have_residual) {
 #pragma omp for schedule(static)
       for (Index i = 0; i < n; ++i) {
-        r[i] = backend::row_residual(rp, ci, v, i, b, x, n, static_cast<const T*>(nullptr));
+        r[i] = backend::csr_row_residual(b[i], rp, ci, v, x, i);
       }
     }
 #pragma omp for schedule(static)

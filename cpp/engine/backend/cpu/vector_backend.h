@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend/cpu/blas.h"
+#include "backend/row_product.h"
 #include "backend/cpu/smoother_sweeps.h"
 #include "backend/slots.h"
 #include "core/csr_matrix.h"
@@ -115,8 +116,7 @@ class VectorBackend {
     {
 #pragma omp for schedule(static)
       for (Index i = 0; i < n; ++i) {
-        T r = b[i];
-        for (Index k = rp[i]; k < rp[i + 1]; ++k) r -= v[k] * x[ci[k]];
+        const T r = backend::csr_row_residual(b[i], rp, ci, v, x, i);
         next[i] = x[i] + d[i] * r;
       }
 #pragma omp for schedule(static)
@@ -154,9 +154,7 @@ class VectorBackend {
     {
 #pragma omp for schedule(static)
       for (Index i = 0; i < n; ++i) {
-        T ri = b[i];
-        const Index k1 = rp[i + 1];
-        for (Index k = rp[i]; k < k1; ++k) ri -= v[k] * x[ci[k]];
+        const T ri = backend::csr_row_residual(b[i], rp, ci, v, x, i);
         p[i] = first ? d[i] * ri : d[i] * ri + beta * p[i];
       }
 #pragma omp for schedule(static)

@@ -70,12 +70,44 @@ struct Pack {
       }
     }
   }
-  // this -= a * (d * x), x at p: a residual term with the neighbour's value
-  // x_c = d_c b_c formed (and rounded) first, as the one-lane sweep stores it.
-  void sub_scaled_product(T a, T d, const T* p) {
+  // this += o (Sign > 0) or this -= o (Sign < 0), lane by lane.
+  template <int Sign>
+  void add(const Pack& o) {
+    for (int q = 0; q < kNV; ++q) {
+      if (Sign > 0) {
+        v[q] += o.v[q];
+      } else {
+        v[q] -= o.v[q];
+      }
+    }
+    for (int r = 0; r < kNS; ++r) {
+      if (Sign > 0) {
+        s[r] += o.s[r];
+      } else {
+        s[r] -= o.s[r];
+      }
+    }
+  }
+  // this += a * (d * x) (Sign > 0) or this -= a * (d * x), x at p: a
+  // residual term with the neighbour's value x_c = d_c b_c formed (and
+  // rounded) first, as the one-lane sweep stores it.
+  template <int Sign>
+  void add_scaled_product(T a, T d, const T* p) {
     const V av = splat(a), dv = splat(d);
-    for (int q = 0; q < kNV; ++q) v[q] -= av * (dv * load1(p + q * kL));
-    for (int r = 0; r < kNS; ++r) s[r] -= a * (d * p[kNV * kL + r]);
+    for (int q = 0; q < kNV; ++q) {
+      if (Sign > 0) {
+        v[q] += av * (dv * load1(p + q * kL));
+      } else {
+        v[q] -= av * (dv * load1(p + q * kL));
+      }
+    }
+    for (int r = 0; r < kNS; ++r) {
+      if (Sign > 0) {
+        s[r] += a * (d * p[kNV * kL + r]);
+      } else {
+        s[r] -= a * (d * p[kNV * kL + r]);
+      }
+    }
   }
   // y += this * w at p (the scatter of a restriction: y_c += r_i w).
   void scatter_scaled(T w, T* p) const {
