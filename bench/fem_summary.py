@@ -21,7 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from run_report import best_peer  # noqa: E402
+from run_report import best_peer, fastest  # noqa: E402
 
 AUTO_WITHIN = 1.3  # auto's time over the best shipped config's
 PEER_RATIO = 0.7  # the best shipped config's time over hypre's
@@ -48,13 +48,6 @@ def cell(r: dict | None) -> str:
     if not r.get("converged"):
         text += f" ✗ {r.get('true_relres', float('nan')):.1e}"
     return text
-
-
-def fastest(runs: list[dict]) -> dict | None:
-    """The fastest converged run; the fastest run if none converged."""
-    runs = [r for r in runs if r.get("total_seconds")]
-    conv = [r for r in runs if r.get("converged")]
-    return min(conv or runs, key=lambda r: r["total_seconds"]) if runs else None
 
 
 def shipped_name(r: dict) -> str:

@@ -58,19 +58,18 @@ def fmt_ok(flag) -> str:
 # ---- targets ---------------------------------------------------------------------
 
 
+def fastest(runs: list[dict]) -> dict | None:
+    """The fastest converged run; the fastest run if none converged."""
+    runs = [r for r in runs if r.get("total_seconds")]
+    conv = [r for r in runs if r.get("converged")]
+    return min(conv or runs, key=lambda r: r["total_seconds"]) if runs else None
+
+
 def best_peer(results: list[dict], pid: str, prefix: str) -> dict | None:
     """The fastest converged run of a peer (all runs whose id starts with
     prefix, e.g. every hypre strength threshold); the fastest run if none
     converged."""
-    runs = [
-        r
-        for r in results
-        if r["problem"] == pid and r["solver"].startswith(prefix) and r.get("total_seconds")
-    ]
-    if not runs:
-        return None
-    conv = [r for r in runs if r.get("converged")]
-    return min(conv or runs, key=lambda r: r["total_seconds"])
+    return fastest([r for r in results if r["problem"] == pid and r["solver"].startswith(prefix)])
 
 
 def row_targets(
