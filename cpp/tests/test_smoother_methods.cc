@@ -4,9 +4,13 @@
 // one-vector run, on random matrices, diagonals, right-hand sides and
 // guesses, with and without a zero guess, below and above the sizes where
 // the kernels go parallel, and on a block narrower than the backend's
-// capacity.
+// capacity; and the one-vector runs against the recurrences written out
+// plainly, for every parity of the step count (the methods alternate the
+// iterate between x and a scratch vector).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -112,6 +116,76 @@ void check_chebyshev(int grid, int k, int cap) {
             m.apply(b, x, x_is_zero, 2);
             m.apply(b, x, false, 1);
           });
+    }
+  }
+}
+
+// r = b - A x, row by row in double.
+std::vector<double> plain_residual(const CsrMatrix<double>& A, const std::vector<double>& b,
+                                   const std::vector<double>& x) {
+  std::vector<double> r(b);
+  for (Index i = 0; i < A.nrows; ++i) {
+    for (Index p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) r[i] -= A.val[p] * x[A.col[p]];
+  }
+  return r;
+}
+
+void expect_close(const std::vector<double>& want, const std::vector<double>& got,
+                  const char* what, int steps, bool zero) {
+  double err = 0, ref = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    err = std::max(err, std::abs(want[i] - got[i]));
+    ref = std::max(ref, std::abs(want[i]));
+  }
+  EXPECT_LE(err, 1e-13 * ref) << what << ": " << steps << " steps, x_is_zero = " << zero;
+}
+
+TEST(SmootherMethods, SweepsMatchThePlainRecurrencesForEveryStepCount) {
+  const CsrMatrix<double> A = random_matrix<double>(9, 31u);
+  const std::size_t n = static_cast<std::size_t>(A.nrows);
+  const std::vector<double> d = uniform<double>(n, 0.1, 0.3, 37u);
+  const std::vector<double> b = uniform<double>(n, -1.0, 1.0, 41u);
+  const std::vector<double> x0 = uniform<double>(n, -1.0, 1.0, 43u);
+  const double lmax = 1.7, lmin = lmax / 8;
+  for (bool zero : {true, false}) {
+    for (int sweeps = 0; sweeps <= 4; ++sweeps) {
+      // x <- x + D (b - A x), `sweeps` times.
+      std::vector<double> want = zero ? std::vector<double>(n, 0.0) : x0;
+      for (int k = 0; k < sweeps; ++k) {
+        const std::vector<double> r = plain_residual(A, b, want);
+        for (std::size_t i = 0; i < n; ++i) want[i] += d[i] * r[i];
+      }
+      cpu::VectorBackend<double> be(n, 1, nullptr);
+      DiagonalSweepMethod<cpu::VectorBackend<double>> jacobi(be, A, d.data());
+      std::vector<double> x = x0;
+      jacobi.apply(b.data(), x.data(), zero, sweeps);
+      expect_close(want, x, "diagonal sweep", sweeps, zero);
+
+      // Chebyshev of order 2: p_k = S (b - A x_k) + beta_k p_{k-1},
+      // x_{k+1} = x_k + alpha_k p_k; one apply of `sweeps` iterations, and
+      // the same steps as iterations (Solver::solve_iteration) after init.
+      want = zero ? std::vector<double>(n, 0.0) : x0;
+      std::vector<double> p(n, 0.0);
+      double alpha_prev = 0;
+      for (int k = 0; k < 2 * sweeps; ++k) {
+        double alpha, beta;
+        chebyshev_step_coefficients(lmin, lmax, k, alpha_prev, &alpha, &beta);
+        const std::vector<double> r = plain_residual(A, b, want);
+        for (std::size_t i = 0; i < n; ++i) {
+          p[i] = d[i] * r[i] + (k == 0 ? 0.0 : beta * p[i]);
+          want[i] += alpha * p[i];
+        }
+        alpha_prev = alpha;
+      }
+      ChebyshevMethod<cpu::VectorBackend<double>> cheby(be, A, d.data(), lmin, lmax, 2);
+      x = x0;
+      cheby.apply(b.data(), x.data(), zero, sweeps);
+      expect_close(want, x, "Chebyshev apply", 2 * sweeps, zero);
+      if (sweeps == 0) continue;
+      x = x0;
+      cheby.init();
+      for (int it = 0; it < sweeps; ++it) cheby.iteration(b.data(), x.data(), zero && it == 0);
+      expect_close(want, x, "Chebyshev iterations", 2 * sweeps, zero);
     }
   }
 }

@@ -122,11 +122,14 @@ class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
       }
       return;
     }
-    // The backend's sweeps form the new iterate beside x and copy it back.
-    const double sweep = L.A.spmv_bytes() + 4 * vec;
+    // The Jacobi-type sweeps alternate the iterate between x and a scratch
+    // vector: one copy when an odd count starts from a nonzero guess.
+    const auto copies = [&](int steps) { return !x_is_zero && steps % 2 == 1 ? 2 * vec : 0.0; };
     if (W.sweep) {
+      // A sweep reads A, x, D and b and writes the new iterate.
       W.sweep->apply(b, x, x_is_zero, sweeps);
-      *bytes_ += (x_is_zero ? 3 * vec + (sweeps - 1) * sweep : sweeps * sweep);
+      const double sweep = L.A.spmv_bytes() + 2 * vec;
+      *bytes_ += (x_is_zero ? 3 * vec + (sweeps - 1) * sweep : sweeps * sweep) + copies(sweeps);
     } else if (W.block_jacobi) {
       W.block_jacobi->apply(b, x, x_is_zero, sweeps);
       // The residual (A, b, x, r), then the nodes (their blocks: block_dim
@@ -151,9 +154,11 @@ class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
       *bytes_ += sweeps * (2 * L.A.spmv_bytes() + 10 * vec);
     } else {
       W.chebyshev->apply(b, x, x_is_zero, sweeps);
-      // A step: the direction (A, x, S, b, p) and x += alpha p.
+      // A step reads A, x, S, b and p (not the first) and writes p and the
+      // new iterate; the start from a zero guess reads S and b.
       const int steps = sweeps * L.order;
-      *bytes_ += (x_is_zero ? 4 * vec + (steps - 1) * (sweep + 2 * vec) : steps * (sweep + 2 * vec));
+      const double step = L.A.spmv_bytes() + 4 * vec;
+      *bytes_ += (x_is_zero ? 4 * vec : step - vec) + (steps - 1) * step + copies(steps);
     }
   }
 

@@ -11,7 +11,8 @@
 // inverse (from a host setup or from a device setup). AmgCycle adds the
 // per-level backends, work vectors and smoother methods, made at
 // construction; the one scratch vector a diagonal smoother makes at its first
-// sweep from a nonzero guess is made by the first cycle. The first cycle must
+// apply of more than one sweep or from a nonzero guess is made by the first
+// cycle. The first cycle must
 // therefore run outside a CUDA graph capture; later cycles allocate nothing
 // and never wait for the host, so an iteration that runs them can be captured.
 //

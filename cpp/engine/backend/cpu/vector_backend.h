@@ -100,28 +100,20 @@ class VectorBackend {
   void diagonal_scale(const T* d, const T* b, T* x) {
     for_rows([=](Index i) { x[i] = d[i] * b[i]; });
   }
-  // x <- x + d .* (b - A x). Neighbours read x, so the new iterate is formed
-  // in `next` (n entries) and copied back in the same parallel region.
-  void diagonal_sweep(const CsrMatrix<T>& A, const T* d, const T* b, T* x, T* next) {
-    const Index n = A.nrows;
+  // x_out = x + d .* (b - A x), one pass (x_out apart from x: neighbours
+  // read x).
+  void diagonal_sweep(const CsrMatrix<T>& A, const T* d, const T* b, const T* x, T* x_out) {
     if (A.dist) {
-      A.dist->residual(A, x, b, next);
-      for_rows([=](Index i) { x[i] += d[i] * next[i]; });
+      A.dist->residual(A, x, b, x_out);
+      for_rows([=](Index i) { x_out[i] = x[i] + d[i] * x_out[i]; });
       return;
     }
     const Index* rp = A.row_ptr.data();
     const Index* ci = A.col.data();
     const T* v = A.val.data();
-#pragma omp parallel if (n > kParallelRows)
-    {
-#pragma omp for schedule(static)
-      for (Index i = 0; i < n; ++i) {
-        const T r = backend::csr_row_residual(b[i], rp, ci, v, x, i);
-        next[i] = x[i] + d[i] * r;
-      }
-#pragma omp for schedule(static)
-      for (Index i = 0; i < n; ++i) x[i] = next[i];
-    }
+    for_rows([=](Index i) {
+      x_out[i] = x[i] + d[i] * backend::csr_row_residual(b[i], rp, ci, v, x, i);
+    });
   }
   // The first Chebyshev step from a zero guess: p = d .* b, x = alpha p.
   void chebyshev_start(const T* d, const T* b, T alpha, T* p, T* x) {
@@ -131,35 +123,28 @@ class VectorBackend {
       x[i] = alpha * pi;
     });
   }
-  // A Chebyshev step: p = d .* (b - A x) + beta p (p = d .* (b - A x) when
-  // `first`), then x += alpha p -- in a second pass, as neighbours read x.
+  // A Chebyshev step in one pass: p = d .* (b - A x) + beta p (p = d .*
+  // (b - A x) when `first`), x_out = x + alpha p (x_out apart from x).
   void chebyshev_step(const CsrMatrix<T>& A, const T* d, const T* b, T alpha, T beta, bool first,
-                      T* p, T* x) {
-    const Index n = A.nrows;
+                      T* p, const T* x, T* x_out) {
     if (A.dist) {
-      if (work_.size() != static_cast<std::size_t>(n)) work_.resize(n);
-      T* r = work_.data();
-      A.dist->residual(A, x, b, r);
+      A.dist->residual(A, x, b, x_out);
       for_rows([=](Index i) {
-        const T pi = first ? d[i] * r[i] : d[i] * r[i] + beta * p[i];
+        const T pi = first ? d[i] * x_out[i] : d[i] * x_out[i] + beta * p[i];
         p[i] = pi;
-        x[i] += alpha * pi;
+        x_out[i] = x[i] + alpha * pi;
       });
       return;
     }
     const Index* rp = A.row_ptr.data();
     const Index* ci = A.col.data();
     const T* v = A.val.data();
-#pragma omp parallel if (n > kParallelRows)
-    {
-#pragma omp for schedule(static)
-      for (Index i = 0; i < n; ++i) {
-        const T ri = backend::csr_row_residual(b[i], rp, ci, v, x, i);
-        p[i] = first ? d[i] * ri : d[i] * ri + beta * p[i];
-      }
-#pragma omp for schedule(static)
-      for (Index i = 0; i < n; ++i) x[i] += alpha * p[i];
-    }
+    for_rows([=](Index i) {
+      const T ri = backend::csr_row_residual(b[i], rp, ci, v, x, i);
+      const T pi = first ? d[i] * ri : d[i] * ri + beta * p[i];
+      p[i] = pi;
+      x_out[i] = x[i] + alpha * pi;
+    });
   }
 
   // The colour-ordered sweeps of the multicolour smoothers (smoother_sweeps.h).
@@ -227,7 +212,6 @@ class VectorBackend {
   std::size_t n_;
   std::vector<double> slots_;
   const Reducer* reducer_;
-  Vector<T> work_;  // a distributed Chebyshev step's residual (sized on first use)
 };
 
 }  // namespace jaxamg::cpu

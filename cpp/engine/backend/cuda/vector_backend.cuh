@@ -207,22 +207,6 @@ __global__ void chebyshev_start_kernel(std::size_t n, const T* d, const T* b, T 
   }
 }
 
-// p = d .* (b - A x) + beta p (without beta p when `first`), one thread per row.
-template <class T>
-__global__ void chebyshev_direction_kernel(CsrRef<T> A, const T* d, const T* b, const T* x, T beta,
-                                           bool first, T* p) {
-  JAXAMG_GRID_LOOP(i, static_cast<std::size_t>(A.rows)) {
-    T r = b[i];
-    for (Index k = A.ptr[i]; k < A.ptr[i + 1]; ++k) r -= A.val[k] * x[A.col[k]];
-    p[i] = first ? d[i] * r : d[i] * r + beta * p[i];
-  }
-}
-
-template <class T>
-__global__ void add_scaled_kernel(std::size_t n, T alpha, const T* p, T* x) {
-  JAXAMG_GRID_LOOP(i, n) x[i] += alpha * p[i];
-}
-
 template <class T>
 __global__ void axpby_kernel(std::size_t n, Lane lane, backend::Coef a, const T* x,
                              backend::Coef b, T* y) {
@@ -425,12 +409,10 @@ class VectorBackend {
     diagonal_scale_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, d, b, x);
     check_launch("diagonal_scale");
   }
-  // x <- x + d .* (b - A x), the new iterate formed in `next` (the fused row
-  // kernel of csr_kernels.h, A.lanes threads per row) and copied back.
-  void diagonal_sweep(const CsrRef<T>& A, const T* d, const T* b, T* x, T* next) {
-    csr_jacobi(A, d, x, b, next, stream_);
-    check(cudaMemcpyAsync(x, next, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
-          "cudaMemcpyAsync (diagonal_sweep)");
+  // x_out = x + d .* (b - A x): the fused row kernel of csr_kernels.h
+  // (A.lanes threads per row), x_out apart from x.
+  void diagonal_sweep(const CsrRef<T>& A, const T* d, const T* b, const T* x, T* x_out) {
+    csr_jacobi(A, d, x, b, x_out, stream_);
   }
   // p = d .* b, x = alpha p.
   void chebyshev_start(const T* d, const T* b, T alpha, T* p, T* x) {
@@ -439,15 +421,11 @@ class VectorBackend {
         <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, d, b, alpha, p, x);
     check_launch("chebyshev_start");
   }
-  // p = d .* (b - A x) + beta p (without beta p when `first`), then x += alpha p.
+  // p = d .* (b - A x) + beta p (without beta p when `first`), x_out =
+  // x + alpha p: the fused row kernel of csr_kernels.h, x_out apart from x.
   void chebyshev_step(const CsrRef<T>& A, const T* d, const T* b, T alpha, T beta, bool first, T* p,
-                      T* x) {
-    using namespace vector_kernels;
-    chebyshev_direction_kernel<T>
-        <<<blocks_for(n_), kVectorThreads, 0, stream_>>>(A, d, b, x, beta, first, p);
-    check_launch("chebyshev_step (direction)");
-    add_scaled_kernel<T><<<blocks_for(n_), kVectorThreads, 0, stream_>>>(n_, alpha, p, x);
-    check_launch("chebyshev_step (update)");
+                      const T* x, T* x_out) {
+    csr_chebyshev(A, d, x, b, alpha, beta, first, p, x_out, stream_);
   }
 
   // The colour-ordered sweeps of the multicolour smoothers (smoother_sweeps.cuh).

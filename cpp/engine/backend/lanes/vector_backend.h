@@ -186,15 +186,14 @@ class VectorBackend {
       for (int j = 0; j < k; ++j) X[o + j] = d[i] * B[o + j];
     });
   }
-  // X <- X + d .* (B - A X), the new iterate formed in `next` (an n x
-  // capacity() block) and copied back: neighbours read X.
-  void diagonal_sweep(const CsrMatrix<T>& A, const T* d, const T* B, T* X, T* next) {
+  // X_out = X + d .* (B - A X), one pass (X_out apart from X: neighbours
+  // read X).
+  void diagonal_sweep(const CsrMatrix<T>& A, const T* d, const T* B, const T* X, T* X_out) {
     const int k = k_;
     rows::residual_rows(A, X, B, k, [=](Index i, int j0, auto W, const T* r) {
       const std::size_t o = static_cast<std::size_t>(i) * k + j0;
-      for (int j = 0; j < W.value; ++j) next[o + j] = X[o + j] + d[i] * r[j];
+      for (int j = 0; j < W.value; ++j) X_out[o + j] = X[o + j] + d[i] * r[j];
     });
-    lanes::copy<T>(n_, k, next, X);
   }
   // The first Chebyshev step from a zero guess: P = d .* B, X = alpha P.
   void chebyshev_start(const T* d, const T* B, T alpha, T* P, T* X) {
@@ -208,18 +207,18 @@ class VectorBackend {
       }
     });
   }
-  // A Chebyshev step: P = d .* (B - A X) + beta P (without beta P when
-  // `first`), then X += alpha P in a second pass.
+  // A Chebyshev step in one pass: P = d .* (B - A X) + beta P (without
+  // beta P when `first`), X_out = X + alpha P (X_out apart from X).
   void chebyshev_step(const CsrMatrix<T>& A, const T* d, const T* B, T alpha, T beta, bool first,
-                      T* P, T* X) {
+                      T* P, const T* X, T* X_out) {
     const int k = k_;
     rows::residual_rows(A, X, B, k, [=](Index i, int j0, auto W, const T* r) {
-      T* pi = P + static_cast<std::size_t>(i) * k + j0;
-      for (int j = 0; j < W.value; ++j) pi[j] = first ? d[i] * r[j] : d[i] * r[j] + beta * pi[j];
-    });
-    rows::for_each_row(static_cast<std::ptrdiff_t>(n_), k, [=](std::ptrdiff_t i) {
-      const std::size_t o = static_cast<std::size_t>(i) * k;
-      for (int j = 0; j < k; ++j) X[o + j] += alpha * P[o + j];
+      const std::size_t o = static_cast<std::size_t>(i) * k + j0;
+      for (int j = 0; j < W.value; ++j) {
+        const T pj = first ? d[i] * r[j] : d[i] * r[j] + beta * P[o + j];
+        P[o + j] = pj;
+        X_out[o + j] = X[o + j] + alpha * pj;
+      }
     });
   }
 

@@ -14,8 +14,11 @@
 // of p, and r is neither read nor written) with one vector instead of three.
 // The backend provides the two row kernels: chebyshev_start (p = S b,
 // x = alpha p: the first step from a zero guess, no product) and
-// chebyshev_step (the residual row and the new direction in one pass over
-// A, then x += alpha p in a second, as neighbouring rows read x).
+// chebyshev_step (the residual row, the new direction and the new iterate
+// in one pass over A, the iterate formed beside the old one because
+// neighbouring rows still read it). The steps alternate between x and a
+// scratch vector (alternate_steps), so a step reads and writes each vector
+// once.
 #pragma once
 #include "solvers/smoothers/sweep_apply.h"
 
@@ -47,7 +50,14 @@ class ChebyshevMethod {
   // `order` steps per iteration on [lmin, lmax]; A and s (S's entries)
   // belong to the caller and must outlive the method.
   ChebyshevMethod(Backend& be, const Matrix& A, const T* s, double lmin, double lmax, int order)
-      : be_(be), A_(A), s_(s), lmin_(lmin), lmax_(lmax), order_(order), p_(be.make_vector()) {}
+      : be_(be),
+        A_(A),
+        s_(s),
+        lmin_(lmin),
+        lmax_(lmax),
+        order_(order),
+        p_(be.make_vector()),
+        q_(be.make_vector()) {}
 
   // Restarts the recurrence (Solver::solve_init). Further iterations of one
   // apply or solve continue it, as AmgX's CHEBYSHEV does: the polynomial
@@ -58,31 +68,34 @@ class ChebyshevMethod {
   }
 
   // One iteration (Solver::solve_iteration): `order` steps.
-  void iteration(const T* b, T* x, bool x_is_zero) {
-    for (int o = 0; o < order_; ++o) step(b, x, x_is_zero && o == 0);
-  }
+  void iteration(const T* b, T* x, bool x_is_zero) { steps(b, x, x_is_zero, order_); }
 
   // `iterations` iterations from a restarted recurrence, as Solver::apply
   // runs them (x = 0 when none runs from a zero guess).
   void apply(const T* b, T* x, bool x_is_zero, int iterations) {
     if (iterations > 0) init();
-    apply_sweeps(be_, b, x, x_is_zero, iterations,
-                 [this](const T* bb, T* xx, bool zero) { iteration(bb, xx, zero); });
+    steps(b, x, x_is_zero, iterations * order_);
   }
 
  private:
-  void step(const T* b, T* x, bool x_is_zero) {
-    double alpha_d, beta_d;
-    chebyshev_step_coefficients(lmin_, lmax_, step_, alpha_prev_, &alpha_d, &beta_d);
-    const T alpha = static_cast<T>(alpha_d), beta = static_cast<T>(beta_d);
-    T* p = p_.data();
-    if (step_ == 0 && x_is_zero) {
-      be_.chebyshev_start(s_, b, alpha, p, x);
-    } else {
-      be_.chebyshev_step(A_, s_, b, alpha, beta, /*first=*/step_ == 0, p, x);
+  void steps(const T* b, T* x, bool x_is_zero, int count) {
+    if (x_is_zero && step_ > 0 && count > 0) {
+      // A continued recurrence keeps its direction: the step reads x = 0.
+      be_.fill_zero(x);
+      x_is_zero = false;
     }
-    alpha_prev_ = alpha_d;
-    ++step_;
+    alternate_steps(be_, x, q_.data(), x_is_zero, count, [&](int k, const T* cur, T* out) {
+      double alpha_d, beta_d;
+      chebyshev_step_coefficients(lmin_, lmax_, step_, alpha_prev_, &alpha_d, &beta_d);
+      const T alpha = static_cast<T>(alpha_d), beta = static_cast<T>(beta_d);
+      if (k == 0 && x_is_zero) {
+        be_.chebyshev_start(s_, b, alpha, p_.data(), out);
+      } else {
+        be_.chebyshev_step(A_, s_, b, alpha, beta, /*first=*/step_ == 0, p_.data(), cur, out);
+      }
+      alpha_prev_ = alpha_d;
+      ++step_;
+    });
   }
 
   Backend& be_;
@@ -91,6 +104,7 @@ class ChebyshevMethod {
   double lmin_, lmax_;
   int order_;
   Vec p_;
+  Vec q_;                  // the iterate's other copy
   int step_ = 0;           // recurrence step since init()
   double alpha_prev_ = 0;  // alpha_{step_ - 1}
 };

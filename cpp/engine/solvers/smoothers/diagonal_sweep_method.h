@@ -9,8 +9,9 @@
 //
 // The backend provides the fused row kernels: diagonal_scale (x = D b, the
 // sweep from a zero guess, which needs no product) and diagonal_sweep (the
-// residual row and the update in one pass over A, the new iterate formed in
-// a scratch vector because neighbouring rows still read x).
+// residual row and the update in one pass over A, the new iterate formed
+// beside the old one because neighbouring rows still read it). The sweeps
+// of one apply alternate between x and a scratch vector (alternate_steps).
 #pragma once
 #include "backend/sweep_data.h"
 #include "solvers/smoothers/sweep_apply.h"
@@ -28,22 +29,24 @@ class DiagonalSweepMethod {
   DiagonalSweepMethod(Backend& be, const Matrix& A, const T* d) : be_(be), A_(A), d_(d) {}
 
   // One sweep (Solver::solve_iteration).
-  void iteration(const T* b, T* x, bool x_is_zero) {
-    if (x_is_zero) {
-      be_.diagonal_scale(d_, b, x);
-      return;
-    }
-    // Sized by the first sweep that needs it: a smoother serving only as
-    // CHEBYSHEV's diagonal never sweeps from a nonzero guess.
-    if (next_.empty()) next_ = be_.make_vector();
-    be_.diagonal_sweep(A_, d_, b, x, next_.data());
-  }
+  void iteration(const T* b, T* x, bool x_is_zero) { apply(b, x, x_is_zero, 1); }
 
   // `iterations` sweeps, as Solver::apply runs them (x = 0 when none runs
   // from a zero guess).
   void apply(const T* b, T* x, bool x_is_zero, int iterations) {
-    apply_sweeps(be_, b, x, x_is_zero, iterations,
-                 [this](const T* bb, T* xx, bool zero) { iteration(bb, xx, zero); });
+    // Sized by the first apply that needs it: a smoother serving only as
+    // CHEBYSHEV's diagonal never sweeps.
+    if (iterations > 1 || (iterations == 1 && !x_is_zero)) {
+      if (next_.empty()) next_ = be_.make_vector();
+    }
+    alternate_steps(be_, x, next_.data(), x_is_zero, iterations,
+                    [&](int k, const T* cur, T* out) {
+                      if (k == 0 && x_is_zero) {
+                        be_.diagonal_scale(d_, b, out);
+                      } else {
+                        be_.diagonal_sweep(A_, d_, b, cur, out);
+                      }
+                    });
   }
 
  private:
