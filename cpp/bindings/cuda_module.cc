@@ -54,6 +54,8 @@ NB_MODULE(_cuda, m) {
   m.def("clear_cache",
         [] { jaxamg::bindings::clear_cache(jaxamg::ffi_cache::SolverCache::instance()); });
   m.def("cache_size", [] { return jaxamg::ffi_cache::SolverCache::instance().entries().size(); });
+  // This module's statistics text (save_stats_file of a solve on the GPU).
+  m.def("take_stats_text", &jaxamg::ffi_cache::take_stats_text);
   m.def("total_setups", [] { return jaxamg::ffi_cache::SolverCache::instance().total_setups(); });
   // Bytes of device memory held by jaxamg's CUDA allocations right now.
   m.def("live_device_bytes", [] { return jaxamg::cuda::live_device_bytes().load(); });

@@ -329,6 +329,8 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
                        : state->device->solve(rhs, sol, at.use_x0, stream);
       bytes = state->device->last_solve_bytes();
       on_device = true;
+      const std::string log = state->device->take_log();
+      if (!log.empty()) ffi_cache::append_stats_text(log);
     } else if (state->solver) {
       if (at.use_x0) {
         check(cudaMemcpyAsync(sol, guess, n * sizeof(T), cudaMemcpyDeviceToDevice, stream),
@@ -338,6 +340,9 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
       r = ds.solve(rhs, sol, at.use_x0, stream);
       bytes = ds.last_solve_bytes();
       on_device = true;
+      // The device solve writes its statistics into the host tree's log.
+      const std::string log = state->host->take_log();
+      if (!log.empty()) ffi_cache::append_stats_text(log);
     } else {
       std::vector<T> hx = at.use_x0 ? to_host(guess, n, stream, "cudaMemcpyAsync (x0)")
                                     : std::vector<T>(n);

@@ -1,8 +1,9 @@
 """jaxamg.solve on a CUDA device (jaxamg._cuda): the solve phase runs on the
 GPU through the same API. Solutions against SciPy's spsolve and the CPU path
 (float64 and float32), jit, grad (forward and adjoint solves), vmap, value
-changes (resetup), bad values under jit, and the host fallback for a
-configuration the device solve does not cover. Skipped without a GPU."""
+changes (resetup), bad values under jit, the statistics file of a device
+solve, and the host fallback for a configuration the device solve does not
+cover. Skipped without a GPU."""
 
 import jax
 import jax.numpy as jnp
@@ -260,6 +261,35 @@ def test_nan_values_under_jit_give_failed(rng):
     assert np.all(np.isnan(np.asarray(x)))
     x, info = f(bg)  # the cache is not corrupted by the bad call
     assert int(info["status"]) == 0
+
+
+@pytest.mark.parametrize("setup", ["device", "host"])
+def test_save_stats_file_from_a_device_solve(rng, tmp_path, monkeypatch, setup):
+    # JAX-AMG's statistics file (grid table, iteration table) from a solve
+    # that runs on the GPU, the hierarchy built on the device or on the host,
+    # against the same file from the CPU path.
+    monkeypatch.setenv("JAXAMG_GPU_SETUP", setup)
+    A = poisson3d(12)
+    b = rng.normal(size=A.shape[0])
+    texts = {}
+    for where, dev in (("gpu", gpu()), ("cpu", cpu())):
+        M, bd = on(dev, A, b)
+        path = tmp_path / f"{where}.txt"
+        x, info = jaxamg.solve(M, bd, config=PCG_AGG, save_stats_file=path)
+        assert int(info["status"]) == 0
+        assert rel(x, spla.spsolve(A.tocsc(), b)) < 1e-8
+        texts[where] = (path.read_text(), int(info["iterations"]))
+        if where == "gpu":
+            assert info["solve_on_device"] is True, info.get("host_reason")
+            assert info["setup_on_device"] is (setup == "device")
+    for text, iterations in texts.values():
+        assert "AMG GRID STATISTICS" in text and "SOLVER ITERATIONS" in text
+        assert f"Total Iterations: {iterations}" in text
+    levels = [
+        [line for line in t.splitlines() if "Number of Levels" in line] for t, _ in texts.values()
+    ]
+    assert levels[0] and levels[0] == levels[1]
+    assert abs(texts["gpu"][1] - texts["cpu"][1]) <= 1
 
 
 def test_unsupported_configuration_falls_back_to_host(rng):

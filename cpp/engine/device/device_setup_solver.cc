@@ -1,7 +1,9 @@
 #include "device/device_setup_solver.h"
 
+#include <chrono>
 #include <type_traits>
 
+#include "amg/grid_stats.h"
 #include "backend/cuda/kernels.h"
 #include "config/config.h"
 #include "core/error.h"
@@ -24,6 +26,25 @@ std::unique_ptr<DeviceHierarchy<U>> make_hierarchy(const Config& cfg, const std:
   }
   return std::make_unique<DeviceAggregationSetup<U>>(
       DeviceAggregationParams::from_config(cfg, scope));
+}
+
+template <class V>
+std::size_t view_bytes(const DeviceCsrView<V>& M) {
+  return static_cast<std::size_t>(M.rows + 1) * sizeof(Index) +
+         static_cast<std::size_t>(M.nnz) * (sizeof(Index) + sizeof(V));
+}
+
+// The rows of AmgX's grid table for a device hierarchy; a level's storage is
+// its matrix and transfer operators (the cycle's work vectors are not
+// counted, unlike the host's table).
+template <class V>
+void add_grid_stats(const DeviceHierarchy<V>& h, std::vector<GridLevelStats>* out) {
+  for (int l = 0; l < h.num_levels(); ++l) {
+    const DeviceCsrView<V> A = h.matrix(l);
+    std::size_t bytes = view_bytes(A);
+    if (l + 1 < h.num_levels()) bytes += view_bytes(h.prolongation(l)) + view_bytes(h.restriction(l));
+    out->push_back({A.rows, A.nnz, bytes});
+  }
 }
 
 // The outer methods of the device that apply their "preconditioner".
@@ -143,6 +164,7 @@ void DeviceSetupSolver<T>::setup(const DeviceCsrView<T>& A) {
   if (!why_.empty()) {
     throw NotSupported("CUDA backend: " + why_ + " is not set up on the GPU");
   }
+  const auto start = std::chrono::steady_clock::now();
   drop_solvers();
   if (mixed_) {
     setup_lo_->setup(to_float(A, val_lo_));
@@ -150,6 +172,32 @@ void DeviceSetupSolver<T>::setup(const DeviceCsrView<T>& A) {
     setup_->setup(A);
   }
   build_cycle(A);
+  finish_setup(start);
+}
+
+template <class T>
+void DeviceSetupSolver<T>::finish_setup(std::chrono::steady_clock::time_point start) {
+  // The setup returns synchronised (see the header).
+  solver_->set_setup_seconds(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  // AmgSolver::print_grid_stats: read at print time, in the AMG scope.
+  const Config& cfg = ctx_->config;
+  if (cfg.get_int("print_grid_stats", amg_scope_) == 0 ||
+      cfg.get_int("verbosity_level", amg_scope_) < 3) {
+    return;
+  }
+  std::vector<GridLevelStats> stats;
+  if (setup_) add_grid_stats(*setup_, &stats);
+  if (setup_lo_) add_grid_stats(*setup_lo_, &stats);
+  ctx_->log << format_grid_stats(stats);
+}
+
+template <class T>
+std::string DeviceSetupSolver<T>::take_log() {
+  std::string s = ctx_->log.str();
+  ctx_->log.str("");
+  ctx_->log.clear();
+  return s;
 }
 
 template <class T>
@@ -158,6 +206,7 @@ void DeviceSetupSolver<T>::resetup(const DeviceCsrView<T>& A) {
     setup(A);
     return;
   }
+  const auto start = std::chrono::steady_clock::now();
   // Re-read at every setup, as AmgSolver::build_levels does.
   const int reuse_levels = ctx_->config.get_int("structure_reuse_levels", amg_scope_);
   drop_solvers();
@@ -174,6 +223,7 @@ void DeviceSetupSolver<T>::resetup(const DeviceCsrView<T>& A) {
     setup_->setup(A);
   }
   build_cycle(A);
+  finish_setup(start);
 }
 
 template <class T>

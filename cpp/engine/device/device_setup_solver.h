@@ -31,6 +31,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +72,9 @@ class DeviceSetupSolver {
                                cudaStream_t stream);
 
   std::vector<LevelInfo> hierarchy() const;
+  // The statistics text the config asks for (print_grid_stats at each setup,
+  // print_solve_stats and obtain_timings at each solve), emptying it.
+  std::string take_log();
   double last_solve_bytes() const { return last_bytes_; }
   // The hierarchy of the last setup (DeviceAggregationSetup or
   // DeviceClassicalSetup, after the AMG scope's algorithm); with
@@ -87,6 +91,9 @@ class DeviceSetupSolver {
   // InvalidInput naming A when a value overflows float32.
   DeviceCsrView<float> to_float(const DeviceCsrView<T>& A, DeviceArray<float>& val) const;
   void drop_solvers();
+  // After a setup or resetup that began at `start`: the setup time the
+  // statistics report, and the grid table when print_grid_stats asks.
+  void finish_setup(std::chrono::steady_clock::time_point start);
 
   std::unique_ptr<SolverContext> ctx_;
   std::unique_ptr<Solver<T>> top_;  // parameters only: never set up

@@ -1,6 +1,7 @@
 #include "device/device_solver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdint>
@@ -76,11 +77,6 @@ bool graphs_enabled() {
 template <class T>
 std::string DeviceSolver<T>::unsupported_method(const Solver<T>& top) {
   if (!device_method(top.name())) return "solver " + top.name();
-  const Config& cfg = top.context().config;
-  if (cfg.get_int("print_solve_stats", top.scope()) != 0 ||
-      cfg.get_int("obtain_timings", top.scope()) != 0) {
-    return "print_solve_stats/obtain_timings (statistics text is printed by the host loop)";
-  }
   return "";
 }
 
@@ -138,6 +134,7 @@ void DeviceSolver<T>::build_on_new_handle(Build build) {
 template <class T>
 DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
   choose_method(unsupported(top));
+  setup_seconds_ = top.setup_seconds();
   n_ = top.matrix().nrows;
   build_on_new_handle([&] {
     // The host matrix of the device hierarchy's level 0, shared with the
@@ -393,6 +390,7 @@ bool DeviceSolver<T>::solve_small(const T* b, T* x, bool use_x0, SolveResult* re
   res->status = static_cast<Status>(rec.status);
   res->iterations = rec.iterations;
   res->residual = rule.monitor ? rec.final_norm : -1;
+  last_initial_ = rule.monitor ? rec.initial : -1;
   last_bytes_ = small_->last_solve_bytes();
   small_blocks_ = small_->last_blocks();
   return true;
@@ -400,13 +398,32 @@ bool DeviceSolver<T>::solve_small(const T* b, T* x, bool use_x0, SolveResult* re
 
 template <class T>
 SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t stream) {
+  const auto start = std::chrono::steady_clock::now();
   stream_ = stream;
   small_blocks_ = 0;
-  {
-    SolveResult small;
-    if (solve_small(b, x, use_x0, &small)) return small;
-  }
-  check(cusparseSetStream(handle_, stream), "cusparseSetStream");
+  last_initial_ = -1;
+  SolveResult res;
+  if (!solve_small(b, x, use_x0, &res)) res = solve_loop(b, x, use_x0);
+  // Both paths return with the stream's work done.
+  res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  res.setup_seconds = setup_seconds_;
+  SolveStatsRecord record;
+  record.history = &res.history;
+  record.iterations = res.iterations;
+  record.initial = last_initial_;
+  record.final = res.residual;
+  // AmgX prints its device pool's high-water mark: here the device memory
+  // jaxamg has held at most.
+  record.memory_gb = static_cast<double>(peak_device_bytes().load()) / (1024.0 * 1024.0 * 1024.0);
+  record.setup_seconds = res.setup_seconds;
+  record.solve_seconds = res.solve_seconds;
+  top_.write_solve_stats(record);
+  return res;
+}
+
+template <class T>
+SolveResult DeviceSolver<T>::solve_loop(const T* b, T* x, bool use_x0) {
+  check(cusparseSetStream(handle_, stream_), "cusparseSetStream");
   // The stop flags are read after every iteration, also by methods that
   // never set them (AMG): start from zeros.
   check(cudaMemsetAsync(scal_.data(), 0, kNumSlots * sizeof(double), stream_),
@@ -582,6 +599,7 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
   res.status = status;
   res.iterations = iterations;
   res.residual = monitor ? final_norm : -1;
+  last_initial_ = initial;
   last_bytes_ = traffic_.bytes + (amg_ ? amg_->traffic().bytes : 0) +
                 (mixed_ ? mixed_->traffic_bytes() : 0) + (krylov_ ? krylov_->traffic() : 0);
   return res;

@@ -8,7 +8,8 @@
 // CUDA backend). The loop is Solver::solve's:
 // the same monitoring, convergence test (Solver::converged_with), residual
 // history, AmgX statuses (SUCCESS, NOT_CONVERGED, FAILED on NaN/Inf,
-// DIVERGED on a breakdown) and true-residual check before SUCCESS. The
+// DIVERGED on a breakdown), true-residual check before SUCCESS and printed
+// statistics. The
 // recurrence scalars stay on the device; the host reads three numbers once
 // per iteration (stop flag and residual norm) for the convergence test --
 // or, by default, runs the iterations after the first as one CUDA graph
@@ -73,7 +74,13 @@ class DeviceSolver {
 
   // Solves with device vectors b and x (x holds the initial guess if
   // use_x0) on `stream`; returns after the stream has finished the solve.
+  // The statistics the tree's config asks for (print_solve_stats,
+  // obtain_timings) go to its context's log, as Solver::solve writes them.
   SolveResult solve(const T* b, T* x, bool use_x0, cudaStream_t stream);
+
+  // The setup time the statistics report (the host tree's by default; a
+  // device setup sets its own).
+  void set_setup_seconds(double s) { setup_seconds_ = s; }
 
   // New values (nnz, the pattern of the operator, device memory) for the
   // operator only, every AMG level and smoother kept (JAX-AMG's reuse_setup,
@@ -124,8 +131,10 @@ class DeviceSolver {
   // captured on first use; false if it cannot be captured (the host loop
   // then runs the iterations).
   bool ensure_loop(const T* b, T* x, bool monitor, bool store, NormType norm_type, int max_iters);
+  // Solver::solve's loop on the device (solve() without the statistics).
+  SolveResult solve_loop(const T* b, T* x, bool use_x0);
   // The whole solve as SmallCg's one kernel when it applies; false if the
-  // solve is left to the loop below.
+  // solve is left to solve_loop.
   bool solve_small(const T* b, T* x, bool use_x0, SolveResult* res);
 
   const Solver<T>& top_;
@@ -163,6 +172,8 @@ class DeviceSolver {
   double last_bytes_ = 0;
   std::unique_ptr<SmallCg<T>> small_;  // made on the first small CG solve
   int small_blocks_ = 0;
+  double setup_seconds_ = 0;
+  double last_initial_ = -1;  // the last solve's initial monitored norm
 };
 
 }  // namespace jaxamg::cuda

@@ -353,6 +353,19 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
 
 template <class T>
 void Solver<T>::print_solve_stats() const {
+  SolveStatsRecord r;
+  r.history = &history_;
+  r.iterations = iterations_;
+  r.initial = initial_residual_;
+  r.final = final_residual_;
+  r.memory_gb = peak_memory_gb();
+  r.setup_seconds = setup_seconds_;
+  r.solve_seconds = solve_seconds_;
+  write_solve_stats(r);
+}
+
+template <class T>
+void Solver<T>::write_solve_stats(const SolveStatsRecord& r) const {
   Config& cfg = ctx_.config;
   const int verbosity = cfg.get_int("verbosity_level", scope_);
   char line[256];
@@ -366,24 +379,26 @@ void Solver<T>::print_solve_stats() const {
     const char* sep =
         "         ----------------------------------------------------------------------\n";
     out << "           iter      Mem Usage (GB)       residual           rate\n" << sep;
-    const double mem = peak_memory_gb();
-    if (!history_.empty()) {
-      std::snprintf(line, sizeof line, "            Ini%20.5f%15.6e\n", mem, history_[0]);
+    const double mem = r.memory_gb;
+    const std::vector<double>& history = *r.history;
+    if (!history.empty()) {
+      std::snprintf(line, sizeof line, "            Ini%20.5f%15.6e\n", mem, history[0]);
       out << line;
-      for (std::size_t i = 1; i < history_.size(); ++i) {
-        const double rate = history_[i - 1] > 0 ? history_[i] / history_[i - 1] : 0.0;
-        std::snprintf(line, sizeof line, "%15zu%20.5f%15.6e%15.4f\n", i - 1, mem, history_[i],
+      for (std::size_t i = 1; i < history.size(); ++i) {
+        const double rate = history[i - 1] > 0 ? history[i] / history[i - 1] : 0.0;
+        std::snprintf(line, sizeof line, "%15zu%20.5f%15.6e%15.4f\n", i - 1, mem, history[i],
                       rate);
         out << line;
       }
     }
     out << sep;
-    std::snprintf(line, sizeof line, "         Total Iterations: %d\n", iterations_);
+    std::snprintf(line, sizeof line, "         Total Iterations: %d\n", r.iterations);
     out << line;
-    const double ini = initial_residual_;
-    const double fin = final_residual_;
+    const double ini = r.initial;
+    const double fin = r.final;
     const double eps = std::numeric_limits<double>::epsilon();
-    const double avg = (iterations_ > 0 && ini > eps) ? std::pow(fin / ini, 1.0 / iterations_) : ini;
+    const double avg =
+        (r.iterations > 0 && ini > eps) ? std::pow(fin / ini, 1.0 / r.iterations) : ini;
     const double red = ini > eps ? fin / ini : ini;
     std::snprintf(line, sizeof line, "         Avg Convergence Rate: \t\t%15.4f\n", avg);
     out << line;
@@ -396,10 +411,10 @@ void Solver<T>::print_solve_stats() const {
   }
   if (obtain_timings_ && verbosity >= 3) {
     std::snprintf(line, sizeof line, "Total Time: %g\n    setup: %g s\n    solve: %g s\n",
-                  setup_seconds_ + solve_seconds_, setup_seconds_, solve_seconds_);
+                  r.setup_seconds + r.solve_seconds, r.setup_seconds, r.solve_seconds);
     out << line;
     std::snprintf(line, sizeof line, "    solve(per iteration): %g s\n",
-                  iterations_ > 0 ? solve_seconds_ / iterations_ : 0.0);
+                  r.iterations > 0 ? r.solve_seconds / r.iterations : 0.0);
     out << line;
   }
 }

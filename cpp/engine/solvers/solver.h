@@ -47,6 +47,16 @@ enum class IterationResult {
   kBreakdown,  // the recurrence cannot continue (division by ~0)
 };
 
+// What print_solve_stats and obtain_timings print after a solve
+// (Solver::write_solve_stats).
+struct SolveStatsRecord {
+  const std::vector<double>* history = nullptr;  // as Solver::residual_history()
+  int iterations = 0;
+  double initial = -1, final = -1;  // monitored norms
+  double memory_gb = 0;             // the "Mem Usage" column
+  double setup_seconds = 0, solve_seconds = 0;
+};
+
 template <class T>
 class Solver {
  public:
@@ -100,6 +110,14 @@ class Solver {
   NormType norm_type() const { return norm_; }
   bool stores_history() const { return store_res_history_; }
   bool obtains_timings() const { return obtain_timings_; }
+  // Writes the statistics of a finished solve into the context's log, as
+  // this solver's print_solve_stats and obtain_timings (in its scope, with
+  // verbosity_level >= 3) ask: AmgX's iteration table and the timings. The
+  // solve loops of every backend (solve(), the device solver) print through
+  // it. Throws ConfigError when print_solve_stats is set without
+  // monitor_residual.
+  void write_solve_stats(const SolveStatsRecord& r) const;
+
   // The stopping test of solve() for a residual norm `nrm` of a solve whose
   // initial and largest norms so far are `initial` and `largest` (the
   // batched solves of batched/ run it once per right-hand side).

@@ -4,7 +4,8 @@
 // same iterations, statuses and solutions, forward and transposed (A^T's
 // hierarchy built on the device against the host's make_transposed), after
 // a setup, a resetup (full and with structure reuse) and replace_values;
-// the transposed hierarchy entry for entry; the pattern check; and the
+// the transposed hierarchy entry for entry; the pattern check; the printed
+// statistics against the solve they describe; and the
 // configurations it leaves to the host setup, named (those checks read the
 // config only and run without a GPU). Random-valued SPD and nonsymmetric
 // matrices; the solves run on a non-blocking stream, as XLA's.
@@ -429,6 +430,66 @@ TEST(DeviceSetupSolver, TransposedHierarchyIsExact) {
   }
 }
 
+// Field `field` (1 = the first after the key) of each line of `log` whose
+// first word is `key`.
+std::vector<double> column_after(const std::string& log, const std::string& key, int field) {
+  std::vector<double> out;
+  std::istringstream lines(log);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string first;
+    if (!(words >> first) || first != key) continue;
+    double v = 0;
+    for (int f = 0; f < field; ++f) words >> v;
+    out.push_back(v);
+  }
+  return out;
+}
+
+// print_grid_stats, print_solve_stats and obtain_timings on a device setup
+// and solve: the grid table lists the hierarchy's levels, the iteration
+// table the solve's monitored norms (the initial one checked against the
+// host's ||b||, the last against b - A x from the downloaded solution), and
+// the timings the setup and solve.
+TEST(DeviceSetupSolver, PrintsStatisticsOfTheDeviceSolve) {
+  REQUIRE_GPU();
+  Stream stream;
+  const CsrMatrix<double> A = problem<double>(true);
+  const std::vector<double> b = testing::random_vector<double>(A.nrows, 21);
+  const DeviceMatrix<double> dA(A);
+  std::string cfg = config("PCG");
+  cfg.replace(cfg.find("\"monitor_residual\""), 0,
+              "\"print_solve_stats\": 1, \"obtain_timings\": 1, \"print_grid_stats\": 1, ");
+  DeviceSetupSolver<double> solver(cfg);
+  ASSERT_EQ(solver.unsupported(), "");
+  solver.setup(dA.view());
+  const std::string grid = solver.take_log();
+  EXPECT_NE(grid.find("AMG Grid:"), std::string::npos) << grid;
+  EXPECT_NE(grid.find("Number of Levels: " + std::to_string(solver.hierarchy().size())),
+            std::string::npos)
+      << grid;
+  const auto run = solve_with(solver, b, stream.s);
+  ASSERT_EQ(run.r.status, Status::kSuccess);
+  const std::string log = solver.take_log();
+  EXPECT_NE(log.find("Total Iterations: " + std::to_string(run.r.iterations)), std::string::npos)
+      << log;
+  const std::vector<double> ini = column_after(log, "Ini", 2);
+  ASSERT_EQ(ini.size(), 1u) << log;
+  double bnorm = 0;
+  for (double v : b) bnorm += v * v;
+  EXPECT_NEAR(ini[0], std::sqrt(bnorm), 1e-5 * std::sqrt(bnorm));
+  // One row per iteration, numbered from 0; the last is the true residual.
+  const std::vector<double> last =
+      column_after(log, std::to_string(run.r.iterations - 1), 2);
+  ASSERT_FALSE(last.empty()) << log;
+  const double true_norm = testing::relative_residual(A, run.x, b) * std::sqrt(bnorm);
+  EXPECT_NEAR(last.back(), true_norm, 1e-5 * true_norm) << log;
+  EXPECT_NE(log.find("    setup: "), std::string::npos) << log;
+  EXPECT_NE(log.find("    solve: "), std::string::npos) << log;
+  EXPECT_EQ(log.find("AMG Grid:"), std::string::npos);  // printed at setup only
+}
+
 TEST(DeviceSetupSolver, PatternCheck) {
   REQUIRE_GPU();
   Stream stream;
@@ -472,8 +533,9 @@ TEST(DeviceSetupSolver, LeavesOtherConfigsToTheHost) {
   cheby.replace(cheby.find("\"JACOBI_L1\""), 11, "\"CHEBYSHEV\"");
   EXPECT_NE(reason(cheby).find("CHEBYSHEV"), std::string::npos);
   std::string stats = config("PCG");
-  stats.replace(stats.find("\"monitor_residual\""), 0, "\"print_solve_stats\": 1, ");
-  EXPECT_NE(reason(stats).find("print_solve_stats"), std::string::npos);
+  stats.replace(stats.find("\"monitor_residual\""), 0,
+                "\"print_solve_stats\": 1, \"obtain_timings\": 1, ");
+  EXPECT_EQ(reason(stats), "");  // the device solve prints its statistics
   std::string fgmres = config("PCG");
   fgmres.replace(fgmres.find("\"PCG\""), 5, "\"FGMRES\"");
   EXPECT_EQ(reason(fgmres), "");  // the engine's FGMRES runs on the device

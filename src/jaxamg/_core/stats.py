@@ -16,14 +16,20 @@ stats_lock = threading.Lock()
 
 
 def take_stats_text(distributed: bool = False) -> str:
-    """The engine's recorded statistics, emptying its buffer (a distributed
+    """The engine's recorded statistics, emptying its buffers (a distributed
     solve's: the MPI module's when it keeps its own buffer, else the
-    single-process module's)."""
+    single-process modules'). Each compiled module keeps its own buffer: a
+    solve on the CPU writes the CPU module's, a solve on a GPU the CUDA
+    module's."""
     if distributed:
         take = getattr(ffi.mpi_native(), "take_stats_text", None)
         if take is not None:
             return take()
-    return ffi.native().take_stats_text()
+    text = ffi.native().take_stats_text()
+    cuda = ffi.cuda_native()
+    if cuda is not None:
+        text += cuda.take_stats_text()
+    return text
 
 
 def split_stats(text: str) -> tuple[str, str]:
