@@ -42,7 +42,9 @@ void add_grid_stats(const DeviceHierarchy<V>& h, std::vector<GridLevelStats>* ou
   for (int l = 0; l < h.num_levels(); ++l) {
     const DeviceCsrView<V> A = h.matrix(l);
     std::size_t bytes = view_bytes(A);
-    if (l + 1 < h.num_levels()) bytes += view_bytes(h.prolongation(l)) + view_bytes(h.restriction(l));
+    if (l + 1 < h.num_levels()) {
+      bytes += view_bytes(h.prolongation(l)) + view_bytes(h.restriction(l));
+    }
     out->push_back({A.rows, A.nnz, bytes});
   }
 }

@@ -405,7 +405,8 @@ SolveResult DeviceSolver<T>::solve(const T* b, T* x, bool use_x0, cudaStream_t s
   SolveResult res;
   if (!solve_small(b, x, use_x0, &res)) res = solve_loop(b, x, use_x0);
   // Both paths return with the stream's work done.
-  res.solve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  res.solve_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   res.setup_seconds = setup_seconds_;
   SolveStatsRecord record;
   record.history = &res.history;
