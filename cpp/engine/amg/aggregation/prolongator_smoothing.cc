@@ -44,6 +44,23 @@ double largest_tridiagonal_eigenvalue(const std::vector<double>& a, const std::v
   return hi;
 }
 
+// True if the k rows of every node of M list the same columns.
+template <class T>
+bool node_rows_share_columns(const CsrMatrix<T>& M, Index k) {
+  for (Index I = 0; I < M.nrows / k; ++I) {
+    const Index first = I * k;
+    const Index len = M.row_ptr[first + 1] - M.row_ptr[first];
+    for (Index row = first + 1; row < first + k; ++row) {
+      if (M.row_ptr[row + 1] - M.row_ptr[row] != len ||
+          !std::equal(M.col.begin() + M.row_ptr[row], M.col.begin() + M.row_ptr[row + 1],
+                      M.col.begin() + M.row_ptr[first])) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 // y = blockdiag(M) x with M row-major k x k per node.
 void apply_blocks(const std::vector<double>& M, Index k, const std::vector<double>& x,
                   std::vector<double>& y) {
@@ -190,50 +207,65 @@ double smooth_prolongator(const CsrMatrix<T>& A, const CsrMatrix<T>& Pt, CsrMatr
   const double omega = rho > 0 ? (4.0 / 3.0) / rho : 0.0;
 
   // Node I's rows of P share one pattern: the columns of P_tent reached from
-  // any of its rows through A (and its own P_tent columns).
+  // any of its rows through A (and its own P_tent columns). When the k rows
+  // of every node of P_tent share their columns (a near null space's
+  // tentative prolongator: a node's rows span its aggregate's columns), the
+  // first row of each node reached stands for the node, and A's entries of
+  // one node (adjacent: ascending columns) visit it once per row.
   P = CsrMatrix<T>(n, nc);
+  const bool shared = k > 1 && node_rows_share_columns(Pt, k);
   auto node_columns = [&](Index I, std::vector<Index>& mark, std::vector<Index>& cols) {
     cols.clear();
-    for (Index row = I * k; row < (I + 1) * k; ++row) {
+    auto visit = [&](Index row) {
       for (Index q = Pt.row_ptr[row]; q < Pt.row_ptr[row + 1]; ++q) {
         if (mark[Pt.col[q]] != I) {
           mark[Pt.col[q]] = I;
           cols.push_back(Pt.col[q]);
         }
       }
+    };
+    for (Index row = I * k; row < (I + 1) * k; ++row) {
+      if (!shared || row == I * k) visit(row);
+      Index last = -1;
       for (Index p = A.row_ptr[row]; p < A.row_ptr[row + 1]; ++p) {
         const Index j = A.col[p];
-        for (Index q = Pt.row_ptr[j]; q < Pt.row_ptr[j + 1]; ++q) {
-          if (mark[Pt.col[q]] != I) {
-            mark[Pt.col[q]] = I;
-            cols.push_back(Pt.col[q]);
-          }
+        if (!shared) {
+          visit(j);
+        } else if (j / k != last) {
+          last = j / k;
+          visit(last * k);
         }
       }
     }
     std::sort(cols.begin(), cols.end());
   };
+  // One parallel region: the first loop lists each node's columns (kept by
+  // the thread that found them), the second fills the node's rows. Both are
+  // static schedules over the same nodes, so each thread meets its own nodes
+  // again, in the same order.
 #pragma omp parallel if (nodes > kParallelRows)
   {
-    std::vector<Index> mark(nc, -1), cols;
+    std::vector<Index> mark(nc, -1), cols, found, slot(nc, -1);
 #pragma omp for schedule(static)
     for (Index I = 0; I < nodes; ++I) {
       node_columns(I, mark, cols);
       for (Index r = 0; r < k; ++r) P.row_ptr[I * k + r + 1] = static_cast<Index>(cols.size());
+      found.insert(found.end(), cols.begin(), cols.end());
     }
-  }
-  for (Index i = 0; i < n; ++i) P.row_ptr[i + 1] += P.row_ptr[i];
-  P.col.resize(P.row_ptr[n]);
-  P.val.resize(P.row_ptr[n]);
-#pragma omp parallel if (nodes > kParallelRows)
-  {
-    std::vector<Index> mark(nc, -1), cols, slot(nc, -1);
+#pragma omp single
+    {
+      for (Index i = 0; i < n; ++i) P.row_ptr[i + 1] += P.row_ptr[i];
+      P.col.resize(P.row_ptr[n]);
+      P.val.resize(P.row_ptr[n]);
+    }
     std::vector<double> ap, v;  // (A P_tent) rows of the node, k x |cols|
+    std::size_t next = 0;       // this thread's next node in `found`
 #pragma omp for schedule(static)
     for (Index I = 0; I < nodes; ++I) {
-      node_columns(I, mark, cols);
-      const Index w = static_cast<Index>(cols.size());
-      for (Index s = 0; s < w; ++s) slot[cols[s]] = s;
+      const Index w = P.row_ptr[I * k + 1] - P.row_ptr[I * k];
+      const Index* node_cols = found.data() + next;
+      next += static_cast<std::size_t>(w);
+      for (Index s = 0; s < w; ++s) slot[node_cols[s]] = s;
       ap.assign(static_cast<std::size_t>(k) * w, 0.0);
       for (Index r = 0; r < k; ++r) {
         const Index row = I * k + r;
@@ -257,7 +289,7 @@ double smooth_prolongator(const CsrMatrix<T>& A, const CsrMatrix<T>& Pt, CsrMatr
         }
         Index p = P.row_ptr[row];
         for (Index s = 0; s < w; ++s, ++p) {
-          P.col[p] = cols[s];
+          P.col[p] = node_cols[s];
           P.val[p] = static_cast<T>(v[s]);
         }
       }
