@@ -202,10 +202,7 @@ SolveResult LinearSolver<T>::solve(const T* b, T* x, Index n, bool use_x0, bool 
 
 template <class T>
 std::string LinearSolver<T>::take_log() {
-  std::string s = ctx_->log.str();
-  ctx_->log.str("");
-  ctx_->log.clear();
-  return s;
+  return ctx_->take_log();
 }
 
 template class LinearSolver<float>;

@@ -196,10 +196,7 @@ void DeviceSetupSolver<T>::finish_setup(std::chrono::steady_clock::time_point st
 
 template <class T>
 std::string DeviceSetupSolver<T>::take_log() {
-  std::string s = ctx_->log.str();
-  ctx_->log.str("");
-  ctx_->log.clear();
-  return s;
+  return ctx_->take_log();
 }
 
 template <class T>

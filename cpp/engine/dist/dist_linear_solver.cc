@@ -119,10 +119,7 @@ SolveResult DistLinearSolver<T>::solve(const T* b, T* x, Index n, bool use_x0, b
 
 template <class T>
 std::string DistLinearSolver<T>::take_log() {
-  std::string s = ctx_->log.str();
-  ctx_->log.str("");
-  ctx_->log.clear();
-  return s;
+  return ctx_->take_log();
 }
 
 template class DistLinearSolver<float>;

@@ -29,6 +29,14 @@ struct SolverContext {
   // records that some AMG of the tree took them.
   std::shared_ptr<const NearNullspace> near_nullspace;
   bool near_nullspace_used = false;
+
+  // The statistics text written so far, emptying the log.
+  std::string take_log() {
+    std::string s = log.str();
+    log.str("");
+    log.clear();
+    return s;
+  }
 };
 
 // Size of one level of a multigrid hierarchy (for statistics and reports).
