@@ -3,8 +3,6 @@
 // order (lanes/row_kernels.h), so that k right-hand sides advanced together
 // give the bits of k one-vector solves.
 #pragma once
-#include <type_traits>
-
 #include "core/types.h"
 
 namespace jaxamg::backend {
@@ -18,69 +16,34 @@ namespace jaxamg::backend {
 // the thread count.
 inline constexpr Index kLongRow = 12;
 
-// The one order of a row's sum, for one vector and for the lanes backend's
-// packs of lanes (lanes/row_kernels.h) alike: a += (Sign +1) or a -= (Sign
-// -1) the sum over entries [p0, p1) of the terms term(acc, p, sign) adds
-// into an accumulator. A short row adds its terms into `a` one after
-// another; a long row sums entry p into chain (p - p0) mod 4 from zero, then
-// a +/-= (s0 + s1) + (s2 + s3). Acc: zero() and add<S>(other).
-template <int Sign, class Acc, class Term>
-__attribute__((always_inline)) inline void row_terms(Index p0, Index p1, Acc& a,
-                                                     const Term& term) {
-  using Plus = std::integral_constant<int, 1>;
-  if (p1 - p0 < kLongRow) {
-    for (Index p = p0; p < p1; ++p) term(a, p, std::integral_constant<int, Sign>{});
-    return;
-  }
-  Acc s0, s1, s2, s3;
-  s0.zero();
-  s1.zero();
-  s2.zero();
-  s3.zero();
-  Index p = p0;
-  for (; p + 4 <= p1; p += 4) {
-    term(s0, p, Plus{});
-    term(s1, p + 1, Plus{});
-    term(s2, p + 2, Plus{});
-    term(s3, p + 3, Plus{});
-  }
-  for (; p < p1; ++p) term(s0, p, Plus{});
-  s0.template add<1>(s1);
-  s2.template add<1>(s3);
-  s0.template add<1>(s2);
-  a.template add<Sign>(s0);
-}
-
-// One vector's accumulator for row_terms.
-template <class T>
-struct ScalarSum {
-  T v;
-  void zero() { v = T(0); }
-  template <int S>
-  void add(const ScalarSum& o) {
-    if constexpr (S > 0) {
-      v += o.v;
-    } else {
-      v -= o.v;
-    }
-  }
-};
-
 // start + sum_k v[k] x[col[k]] over row i (Sign +1), or start - that sum.
 // Always inlined: called once per row, a call would cost as much as a
 // short row's arithmetic.
 template <int Sign, class T>
 __attribute__((always_inline)) inline T row_sum(T start, const Index* rp, const Index* ci,
                                                 const T* v, const T* x, Index i) {
-  ScalarSum<T> a{start};
-  row_terms<Sign>(rp[i], rp[i + 1], a, [=](ScalarSum<T>& s, Index k, auto sign) {
-    if constexpr (decltype(sign)::value > 0) {
-      s.v += v[k] * x[ci[k]];
-    } else {
-      s.v -= v[k] * x[ci[k]];
+  Index k = rp[i];
+  const Index k1 = rp[i + 1];
+  if (k1 - k < kLongRow) {
+    for (; k < k1; ++k) {
+      if constexpr (Sign > 0) {
+        start += v[k] * x[ci[k]];
+      } else {
+        start -= v[k] * x[ci[k]];
+      }
     }
-  });
-  return a.v;
+    return start;
+  }
+  T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (; k + 4 <= k1; k += 4) {
+    s0 += v[k] * x[ci[k]];
+    s1 += v[k + 1] * x[ci[k + 1]];
+    s2 += v[k + 2] * x[ci[k + 2]];
+    s3 += v[k + 3] * x[ci[k + 3]];
+  }
+  for (; k < k1; ++k) s0 += v[k] * x[ci[k]];
+  const T sum = (s0 + s1) + (s2 + s3);
+  return Sign > 0 ? start + sum : start - sum;
 }
 
 // sum_k v[k] x[col[k]] over row i.

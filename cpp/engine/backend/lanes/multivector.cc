@@ -154,7 +154,7 @@ void restrict_diagonal_start(const CsrMatrix<T>& A, const T* d, const T* B,
     // x_c = d_c b_c is recomputed in T, the value the separate sweep stores.
     pack::Pack<T, W.value> r;
     r.load(B + o);
-    backend::row_terms<-1>(arp[i], arp[i + 1], r, [=](auto& acc, Index p, auto sign) {
+    rows::row_lanes_by<-1>(arp[i], arp[i + 1], r, [=](auto& acc, Index p, auto sign) {
       acc.template add_scaled_product<decltype(sign)::value>(
           av[p], d[aci[p]], B + static_cast<std::size_t>(aci[p]) * k + j0);
     });

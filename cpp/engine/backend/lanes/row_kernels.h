@@ -44,6 +44,36 @@ inline void for_each_row(std::ptrdiff_t n, int k, Body&& body) {
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
 
+// a -= (Sign -1) or += (Sign +1) the sum over the row's entries [p0, p1) of
+// the terms term(acc, p, sign) adds into a pack, in the order of
+// backend/row_product.h's one-vector sums: one running sum for a short row,
+// four partial sums for a long one.
+template <int Sign, class Pack, class Term>
+inline void row_lanes_by(Index p0, Index p1, Pack& a, const Term& term) {
+  using Plus = std::integral_constant<int, 1>;
+  if (p1 - p0 < backend::kLongRow) {
+    for (Index p = p0; p < p1; ++p) term(a, p, std::integral_constant<int, Sign>{});
+    return;
+  }
+  Pack s0, s1, s2, s3;
+  s0.zero();
+  s1.zero();
+  s2.zero();
+  s3.zero();
+  Index p = p0;
+  for (; p + 4 <= p1; p += 4) {
+    term(s0, p, Plus{});
+    term(s1, p + 1, Plus{});
+    term(s2, p + 2, Plus{});
+    term(s3, p + 3, Plus{});
+  }
+  for (; p < p1; ++p) term(s0, p, Plus{});
+  s0.template add<1>(s1);
+  s2.template add<1>(s3);
+  s0.template add<1>(s2);
+  a.template add<Sign>(s0);
+}
+
 // acc = sum_p v_p X[ci_p] (Sign +1, from 0) or init - sum_p v_p X[ci_p]
 // (Sign -1) over one row for lanes [j0, j0 + W).
 template <int W, int Sign, class T>
@@ -55,7 +85,7 @@ inline void row_lanes(const Index* ci, const T* v, Index p0, Index p1, const T* 
   } else {
     a.zero();
   }
-  backend::row_terms<Sign>(p0, p1, a, [=](auto& s, Index p, auto sign) {
+  row_lanes_by<Sign>(p0, p1, a, [=](auto& s, Index p, auto sign) {
     const T* x = X + static_cast<std::size_t>(ci[p]) * k + j0;
     s.template add_scaled<decltype(sign)::value>(v[p], x);
   });
