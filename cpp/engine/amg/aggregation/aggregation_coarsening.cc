@@ -7,6 +7,7 @@
 
 #include "amg/aggregation/weight_graph.h"
 #include "core/error.h"
+#include "core/node_cursor.h"
 
 namespace jaxamg::aggregation {
 
@@ -43,11 +44,12 @@ CsrMatrix<T> block_node_matrix(const CsrMatrix<T>& A) {
   std::vector<double> acc(nb, 0.0);
   std::vector<Index> mark(nb, -1);
   std::vector<Index> cols;
+  NodeCursor node_of(k);
   for (Index I = 0; I < nb; ++I) {
     cols.clear();
     for (Index r = I * k; r < (I + 1) * k; ++r) {
       for (Index p = A.row_ptr[r]; p < A.row_ptr[r + 1]; ++p) {
-        const Index J = A.col[p] / k;
+        const Index J = node_of(A.col[p]);
         if (mark[J] != I) {
           mark[J] = I;
           acc[J] = 0.0;

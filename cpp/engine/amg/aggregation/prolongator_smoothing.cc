@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/node_cursor.h"
 
 namespace jaxamg::aggregation {
 
@@ -224,6 +225,7 @@ double smooth_prolongator(const CsrMatrix<T>& A, const CsrMatrix<T>& Pt, CsrMatr
         }
       }
     };
+    NodeCursor node_of(k);
     for (Index row = I * k; row < (I + 1) * k; ++row) {
       if (!shared || row == I * k) visit(row);
       Index last = -1;
@@ -231,8 +233,8 @@ double smooth_prolongator(const CsrMatrix<T>& A, const CsrMatrix<T>& Pt, CsrMatr
         const Index j = A.col[p];
         if (!shared) {
           visit(j);
-        } else if (j / k != last) {
-          last = j / k;
+        } else if (node_of(j) != last) {
+          last = node_of(j);
           visit(last * k);
         }
       }

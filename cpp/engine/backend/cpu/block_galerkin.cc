@@ -7,6 +7,7 @@
 #include <numeric>
 #include <vector>
 
+#include "core/node_cursor.h"
 #include "core/parallel.h"
 
 namespace jaxamg::cpu {
@@ -39,8 +40,9 @@ BlockRows to_blocks(const CsrMatrix<T>& M, Index rb, Index cb) {
   auto node_columns = [&](Index I, std::vector<Index>& seen, std::vector<Index>& at,
                           std::vector<Index>& cols) {
     cols.clear();
+    NodeCursor node_of(cb);
     for (Index q = rp[I * rb]; q < rp[I * rb + rb]; ++q) {
-      const Index J = ci[q] / cb;
+      const Index J = node_of(ci[q]);
       if (seen[J] != I) {
         seen[J] = I;
         cols.push_back(J);
@@ -70,9 +72,11 @@ BlockRows to_blocks(const CsrMatrix<T>& M, Index rb, Index cb) {
       node_columns(I, seen, at, cols);
       std::copy(cols.begin(), cols.end(), out.col.begin() + out.ptr[I]);
       double* blocks = out.val.data() + static_cast<std::size_t>(out.ptr[I]) * rb * cb;
+      NodeCursor node_of(cb);
       for (Index r = 0; r < rb; ++r) {
         for (Index q = rp[I * rb + r]; q < rp[I * rb + r + 1]; ++q) {
-          blocks[(static_cast<std::size_t>(at[ci[q] / cb]) * rb + r) * cb + ci[q] % cb] =
+          const Index J = node_of(ci[q]);
+          blocks[(static_cast<std::size_t>(at[J]) * rb + r) * cb + (ci[q] - J * cb)] =
               static_cast<double>(M.val[q]);
         }
       }
