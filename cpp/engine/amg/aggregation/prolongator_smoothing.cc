@@ -233,9 +233,9 @@ double smooth_prolongator(const CsrMatrix<T>& A, const CsrMatrix<T>& Pt, CsrMatr
         const Index j = A.col[p];
         if (!shared) {
           visit(j);
-        } else if (node_of(j) != last) {
-          last = node_of(j);
-          visit(last * k);
+        } else if (const Index J = node_of(j); J != last) {
+          last = J;
+          visit(J * k);
         }
       }
     }
