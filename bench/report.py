@@ -350,7 +350,9 @@ def render_page() -> str:
         "on the GPU against the tree before, the multicolour smoothers and IDR on the GPU "
         "against the host engine, H100, 2026-12-06, classical AMG on elasticity, elasticity "
         "against PyAMG SA from 8³ to 32³, elasticity against hypre's systems AMG, small "
-        "singular solves on 1 and 2 threads, IDR on the vmap lanes) are in the reports of "
+        "singular solves on 1 and 2 threads, IDR on the vmap lanes, the one engine's device "
+        "solve against the tree before it on one H100 after the one-pass sweeps (equal "
+        "times), the one-kernel CG's block count) are in the reports of "
         "[bench/results/history/](bench/results/history/README.md).",
         "",
     ]

@@ -220,6 +220,23 @@ def test_save_stats_file_has_both_sections(tmp_path, capsys):
         jax.jit(lambda r: jaxamg.solve(A, r, save_stats_file=path))(b)
 
 
+def test_save_stats_file_on_a_cached_setup_has_the_grid_table(tmp_path):
+    # The second call reuses the first one's hierarchy (no setup runs): its
+    # file still has the grid table, equal to the first one's, as JAX-AMG's
+    # files have it on every call.
+    A = matrices.poisson_matrix(16, dtype=jnp.float64)
+    b = jnp.asarray(np.random.default_rng(7).normal(size=256))
+    texts = []
+    for i in range(2):
+        path = tmp_path / f"stats{i}.txt"
+        _, info = jaxamg.solve(A, b * (i + 1), save_stats_file=path)
+        assert int(info["status"]) == 0
+        texts.append(path.read_text())
+    grids = [t.split("SOLVER ITERATIONS")[0] for t in texts]
+    assert "Number of Levels" in grids[0]
+    assert grids[1] == grids[0]
+
+
 def test_same_answer_as_the_command_line(tmp_path):
     import json
     import subprocess

@@ -311,6 +311,12 @@ void solve_typed(cudaStream_t stream, int device, const SolveAttrs& at,
       ++entry->resetups;
     } else {
       ++entry->reuses;
+      // The statistics file has the grid table every call, as after a setup.
+      if (state->device) {
+        state->device->print_setup_stats();
+      } else {
+        state->host->print_setup_stats();
+      }
     }
     if (at.transpose) entry->transposed_used = true;
 

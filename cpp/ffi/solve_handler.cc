@@ -123,6 +123,7 @@ void solve_typed(const SolveAttrs& at, const NearNullspace& nns, ffi::Buffer<ffi
       ++entry->resetups;
     } else {
       ++entry->reuses;
+      solver->print_setup_stats();  // the statistics file has them every call
     }
     if (at.transpose) entry->transposed_used = true;
     if (at.use_x0) std::memcpy(in.sol, in.guess, static_cast<std::size_t>(n) * sizeof(T));

@@ -38,7 +38,11 @@ def test_idr_runs_on_the_device_and_matches_spsolve_and_cpu(
     A = convection2d(40, rng).astype(dtype)
     b = rng.normal(size=A.shape[0]).astype(dtype)
     cfg = idr_config(name, s, preconditioner)
-    cfg["solver"]["tolerance"] = 1e-10 if dtype == np.float64 else 1e-6
+    # float32: one decade above the precision floor (a relative residual of
+    # 1e-6 is float32's eps in the stopping rule), where whether the true
+    # residual passes the last check depends on the order of the roundings,
+    # which differs between the GPU and the CPU.
+    cfg["solver"]["tolerance"] = 1e-10 if dtype == np.float64 else 1e-5
     M, bg = on(gpu(), A, b)
     x, info = jax.block_until_ready(jaxamg.solve(M, bg, config=cfg))
     assert info["solve_on_device"] is True, info.get("host_reason")

@@ -77,7 +77,7 @@ void AmgSolver<T>::solver_setup(bool reuse_structure) {
   // first cycle (solve_iteration).
   work_sized_ = false;
   timings_.total = now_seconds() - t0;
-  print_grid_stats();
+  print_setup_stats();
 }
 
 template <class T>
@@ -429,7 +429,7 @@ std::string AmgSolver<T>::grid_stats() const {
 }
 
 template <class T>
-void AmgSolver<T>::print_grid_stats() const {
+void AmgSolver<T>::print_setup_stats() const {
   const Config& cfg = this->ctx_.config;
   // Read at print time, as AmgX does (a default-scope solver cleared it).
   if (cfg.get_int("print_grid_stats", this->scope_) != 0 &&

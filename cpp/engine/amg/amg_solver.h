@@ -61,6 +61,8 @@ class AmgSolver : public Solver<T> {
   std::unique_ptr<Solver<T>> make_transposed(
       std::shared_ptr<const CsrMatrix<T>> At) const override;
   std::vector<LevelInfo> hierarchy() const override;
+  // The grid table (print_grid_stats).
+  void print_setup_stats() const override;
 
   int num_levels() const { return static_cast<int>(levels_.size()); }
   const CsrMatrix<T>& level_matrix(int l) const { return *levels_.at(l).A; }
@@ -106,7 +108,6 @@ class AmgSolver : public Solver<T> {
   // setup's peak memory then holds the hierarchy and not the vectors of a
   // solve (about two coarse-grid vectors per level).
   void allocate_work();
-  void print_grid_stats() const;
 
   std::unique_ptr<Solver<T>> distributed_;
   CycleParams cycle_;

@@ -42,6 +42,9 @@ class MixedPrecisionAmg final : public Solver<double> {
   std::unique_ptr<Solver<double>> make_transposed(
       std::shared_ptr<const CsrMatrix<double>> At) const override;
   std::vector<LevelInfo> hierarchy() const override;
+  void print_setup_stats() const override {
+    if (amg_) amg_->print_setup_stats();
+  }
 
   // The float32 AMG solver that holds the hierarchy (read by the CUDA
   // backend, which uploads it, and by reports).

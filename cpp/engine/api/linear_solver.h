@@ -100,6 +100,11 @@ class LinearSolver {
   std::vector<LevelInfo> hierarchy() const { return solver_ ? solver_->hierarchy() : std::vector<LevelInfo>{}; }
   // AmgX-layout statistics printed since the last call (then cleared).
   std::string take_log();
+  // Prints again what the setup printed (the grid tables under
+  // print_grid_stats), for a solve on a cached setup (Solver::print_setup_stats).
+  void print_setup_stats() const {
+    if (solver_) solver_->print_setup_stats();
+  }
   const Config& config() const { return ctx_->config; }
 
  private:

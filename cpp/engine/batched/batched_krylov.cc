@@ -28,21 +28,17 @@ using Mask = std::vector<std::uint8_t>;
 
 bool any(const Mask& m) { return std::find(m.begin(), m.end(), 1) != m.end(); }
 
-// One right-hand side: Solver<T>::solve's loop state (the method's
-// recurrence scalars are the lane's slots in the backend).
+// One right-hand side: its SolveTracker (Solver<T>::solve's decisions; the
+// method's recurrence scalars are the lane's slots in the backend).
 struct Lane {
+  explicit Lane(const LoopSettings& s) : track(s) {}
   int id = 0;
-  LaneResult res;
-  double initial = -1, largest = -1;
-  bool first_pass = true;       // solve_init has not run yet
+  SolveTracker track;
   // solve_init due (start or restart); still set after init_lanes, the
   // lane is held by the method and takes no step.
   bool need_init = true;
-  bool from_recurrence = false;  // the last norm came from the recurrence
-  bool done = false;            // the method's inner loop stopped
-  bool finished = false;        // final: to be written out and dropped
-  // The true residual of the last failed check (a restart must halve it).
-  double rejected_true_norm = std::numeric_limits<double>::infinity();
+  bool first_pass = true;  // from the zero guess, when the solve has one
+  bool finished = false;   // final: to be written out and dropped
 };
 
 // The batched solve of one Krylov method M (CgMethod, BicgstabMethod,
@@ -83,44 +79,33 @@ class KrylovBatch final : public BatchSolver<T> {
   void run(const T* B, T* X, int width, bool use_x0, LaneResult* out) {
     x_is_zero_ = !use_x0;
     be_.start(width);
-    lanes_.assign(width, Lane());
-    for (int j = 0; j < width; ++j) lanes_[j].id = j;
-    for (int j = 0; j < k(); ++j) {
+    for (int j = 0; j < width; ++j) {
       set_lane<T>(n_, k(), j, B + static_cast<std::size_t>(j) * n_, b_.data());
       if (use_x0) set_lane<T>(n_, k(), j, X + static_cast<std::size_t>(j) * n_, x_.data());
     }
-    const bool monitor = s_.monitors_residual();
-    std::vector<double> nrm(k());
-    if (monitor) {
+    const LoopSettings settings = s_.loop_settings();
+    lanes_.assign(width, Lane(settings));
+    for (int j = 0; j < width; ++j) lanes_[j].id = j;
+    std::vector<double> nrm(k(), -1.0);
+    if (settings.monitor) {
       if (x_is_zero_) {
         copy<T>(n_, k(), b_.data(), r_.data());
       } else {
         residual(A_, x_.data(), b_.data(), r_.data(), k());
       }
       norm(n_, k(), r_.data(), s_.norm_type(), nrm.data());
-      for (int j = 0; j < k(); ++j) {
-        Lane& L = lanes_[j];
-        L.initial = L.largest = L.res.residual = nrm[j];
-        if (s_.stores_history()) L.res.history.push_back(nrm[j]);
-        if (!std::isfinite(nrm[j])) {
-          L.res.status = Status::kFailed;
-          L.finished = true;
-        } else if (s_.converged_with(nrm[j], nrm[j], nrm[j])) {
-          L.finished = true;
-        }
-      }
     }
-    for (Lane& L : lanes_) {
-      if (!L.finished && s_.max_iters() == 0) {
-        L.res.status = monitor ? Status::kNotConverged : Status::kSuccess;
-        L.finished = true;
-      }
+    for (int j = 0; j < k(); ++j) {
+      Lane& L = lanes_[j];
+      L.track.start(nrm[j]);
+      L.finished = L.track.finished();
+      if (!L.finished) L.first_pass = L.track.begin_pass();
     }
     retire(X, out);
     while (k() > 0) {
       init_lanes();
       step();
-      iteration_end(monitor, nrm);
+      iteration_end(settings.monitor, nrm);
       retire(X, out);
     }
   }
@@ -143,7 +128,7 @@ class KrylovBatch final : public BatchSolver<T> {
       Lane& L = lanes_[j];
       if (!L.need_init) continue;
       (x_is_zero_ && L.first_pass ? zero : from_x)[j] = 1;
-      L.need_init = L.first_pass = L.from_recurrence = false;
+      L.need_init = L.first_pass = false;
     }
     if (any(zero)) {
       fill<T>(n_, k, T(0), x_.data(), zero.data());
@@ -178,53 +163,24 @@ class KrylovBatch final : public BatchSolver<T> {
     method_.iteration(op, x_.data(), r_.data());
   }
 
-  // The bookkeeping of Solver<T>::solve after one iteration, per lane, then
-  // the end of its inner loop for lanes that stopped or ran out of
-  // iterations (the true-residual check, which may restart a lane).
+  // Each lane's tracker after one iteration, then the end of its pass for
+  // lanes that stopped or ran out of iterations (the true-residual check,
+  // which may restart a lane).
   void iteration_end(bool monitor, std::vector<double>& nrm) {
     if (monitor) norm(n_, k(), r_.data(), s_.norm_type(), nrm.data());
-    const int max_iters = s_.max_iters();
     Mask check(k(), 0), ending(k(), 0);
     for (int j = 0; j < k(); ++j) {
       Lane& L = lanes_[j];
       if (L.need_init) continue;  // held by M (init_lanes): it took no step
-      const IterationResult step = M::outcome(be_.slots(j));
       // Where M's recurrence gives the norm, it replaces |r| (as
       // Solver<T>::solve's residual_norm_estimate).
       if (monitor && s_.norm_type() == NormType::kL2) {
         method_.l2_residual_norm(be_.slots(j), &nrm[j]);
       }
-      ++L.res.iterations;
-      if (monitor) {
-        L.from_recurrence = true;
-        L.res.residual = nrm[j];
-        L.largest = std::max(L.largest, nrm[j]);
-        if (s_.stores_history()) L.res.history.push_back(nrm[j]);
-        if (!std::isfinite(nrm[j])) {
-          L.res.status = Status::kFailed;
-          L.done = true;
-        } else if (step == IterationResult::kConverged ||
-                   s_.converged_with(nrm[j], L.initial, L.largest)) {
-          L.res.status = Status::kSuccess;
-          L.done = true;
-        } else if (s_.stopping_rule().diverged(nrm[j], L.initial)) {
-          L.res.status = Status::kDiverged;
-          L.done = true;
-        }
-      } else if (step == IterationResult::kConverged) {
-        L.done = true;
-      }
-      if (!L.done && step == IterationResult::kBreakdown) {
-        L.res.status = Status::kDiverged;
-        L.done = true;
-      }
-      if (!L.done && L.res.iterations < max_iters) continue;
+      L.track.record(M::outcome(be_.slots(j)), nrm[j], /*from_recurrence=*/true);
+      if (L.track.running()) continue;
       ending[j] = 1;
-      if (!L.done) {
-        // Krylov methods report SUCCESS after max_iters when not monitoring.
-        L.res.status = monitor ? s_.exhausted_status(L.res.residual, L.initial) : Status::kSuccess;
-        L.finished = true;
-      } else if (L.res.status == Status::kSuccess && L.from_recurrence) {
+      if (L.track.end_pass()) {
         check[j] = 1;
       } else {
         L.finished = true;
@@ -244,22 +200,11 @@ class KrylovBatch final : public BatchSolver<T> {
     for (int j = 0; j < k(); ++j) {
       if (!check[j]) continue;
       Lane& L = lanes_[j];
-      const double tn = true_norm[j];
-      L.finished = true;
-      if (std::isfinite(tn) && !s_.converged_with(tn, L.initial, L.largest)) {
-        L.res.residual = tn;
-        if (s_.stores_history() && !L.res.history.empty()) L.res.history.back() = tn;
-        // A restart that did not halve the last rejected true residual has
-        // hit the precision floor: stop as NOT_CONVERGED (Solver<T>::solve).
-        const bool progressing = tn <= 0.5 * L.rejected_true_norm;
-        L.rejected_true_norm = tn;
-        if (L.res.iterations < max_iters && progressing) {
-          // Restart the method from the current iterate.
-          L.done = L.finished = false;
-          L.need_init = true;
-        } else {
-          L.res.status = Status::kNotConverged;
-        }
+      L.track.check_true_residual(true_norm[j]);
+      L.finished = L.track.finished();
+      if (!L.finished) {
+        L.track.begin_pass();
+        L.need_init = true;  // restart the method from the current iterate
       }
     }
   }
@@ -274,7 +219,7 @@ class KrylovBatch final : public BatchSolver<T> {
         continue;
       }
       T* xo = X + static_cast<std::size_t>(L.id) * n_;
-      if (x_is_zero_ && L.res.iterations == 0) {
+      if (L.track.answer_is_zero_guess(x_is_zero_)) {
         // A zero guess that needed no iteration is the answer.
         std::fill(xo, xo + n_, T(0));
       } else {
@@ -282,8 +227,12 @@ class KrylovBatch final : public BatchSolver<T> {
       }
       std::uint8_t finite = 1;
       all_finite<T>(n_, 1, xo, &finite);
-      if (!finite) L.res.status = Status::kFailed;
-      out[L.id] = std::move(L.res);
+      if (!finite) L.track.fail();
+      LaneResult& res = out[L.id];
+      res.status = L.track.status();
+      res.iterations = L.track.iterations();
+      res.residual = L.track.final_norm();
+      res.history = std::move(L.track.history());
     }
     if (static_cast<int>(keep.size()) == k()) return;
     std::vector<Vector<T>*> blocks{&x_, &b_, &r_};

@@ -182,7 +182,12 @@ void DeviceSetupSolver<T>::finish_setup(std::chrono::steady_clock::time_point st
   // The setup returns synchronised (see the header).
   solver_->set_setup_seconds(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  // AmgSolver::print_grid_stats: read at print time, in the AMG scope.
+  print_setup_stats();
+}
+
+template <class T>
+void DeviceSetupSolver<T>::print_setup_stats() const {
+  // AmgSolver::print_setup_stats: read at print time, in the AMG scope.
   const Config& cfg = ctx_->config;
   if (cfg.get_int("print_grid_stats", amg_scope_) == 0 ||
       cfg.get_int("verbosity_level", amg_scope_) < 3) {

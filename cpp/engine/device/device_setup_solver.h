@@ -75,6 +75,9 @@ class DeviceSetupSolver {
   // The statistics text the config asks for (print_grid_stats at each setup,
   // print_solve_stats and obtain_timings at each solve), emptying it.
   std::string take_log();
+  // The grid table again, for a solve on a cached setup (as
+  // Solver::print_setup_stats).
+  void print_setup_stats() const;
   double last_solve_bytes() const { return last_bytes_; }
   // The hierarchy of the last setup (DeviceAggregationSetup or
   // DeviceClassicalSetup, after the AMG scope's algorithm); with

@@ -464,13 +464,8 @@ SolveResult DeviceSolver<T>::solve_loop(const T* b, T* x, bool use_x0) {
     }
   }
 
-  SolveResult res;
-  int iterations = 0;
-  double initial = -1, largest = -1, final_norm = -1;
-  bool done = false;
-  Status status = Status::kSuccess;
-  double back[2];
-
+  SolveTracker track(S.loop_settings());
+  double back[2] = {0, -1};
   if (monitor) {
     if (x_is_zero) {
       check(cudaMemcpyAsync(r_.data(), b, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
@@ -479,128 +474,68 @@ SolveResult DeviceSolver<T>::solve_loop(const T* b, T* x, bool use_x0) {
       residual(x, b, r_.data());
     }
     read_back(norm_type, back);
-    initial = largest = final_norm = back[1];
-    if (store) res.history.push_back(initial);
-    if (!std::isfinite(initial)) {
-      status = Status::kFailed;
-      done = true;
-    } else if (S.converged_with(initial, initial, largest)) {
-      done = true;
-    }
   }
-  if (!done && max_iters == 0) {
-    status = monitor ? Status::kNotConverged : Status::kSuccess;
-    done = true;
-  }
-  // A restart after a rejected true residual must at least halve it, as in
-  // Solver::solve (the precision floor otherwise ends the solve).
-  double rejected_true_norm = std::numeric_limits<double>::infinity();
-  bool first_pass = true;
-  while (!done) {
-    const bool zero_start = x_is_zero && first_pass;
-    method_init(b, x, zero_start);
-    first_pass = false;
-    bool from_recurrence = false;
+  track.start(back[1]);
+  while (!track.finished()) {
+    method_init(b, x, x_is_zero && track.begin_pass());
     bool pass_started = false;
-    while (iterations < max_iters && !done) {
+    while (track.running()) {
       // After the first iteration of a pass (which may differ: a zero
       // guess, the first direction), the rest runs as one graph launch.
       // Only an AMG iteration reads b; a Krylov iteration works on r, so
       // its graph does not depend on the caller's b buffer.
       if (graphs && pass_started &&
-          ensure_loop(amg_outer_ ? b : nullptr, x, monitor, store, norm_type,
-                      max_iters)) {
+          ensure_loop(amg_outer_ ? b : nullptr, x, monitor, store, norm_type, max_iters)) {
         LoopState start;
-        start.initial = initial;
-        start.largest = largest;
-        start.final_norm = final_norm;
-        start.limit = max_iters - iterations;
-        const LoopState out = loop_.run(start, stream_, store && monitor ? &res.history : nullptr);
-        iterations += out.iterations;
+        start.initial = track.initial();
+        start.largest = track.largest();
+        start.final_norm = track.final_norm();
+        start.limit = max_iters - track.iterations();
+        const LoopState out =
+            loop_.run(start, stream_, store && monitor ? &track.history() : nullptr);
         traffic_.bytes += out.iterations * loop_bytes_;
-        if (monitor && out.iterations > 0) {
-          from_recurrence = keeps_residual;
-          final_norm = out.final_norm;
-          largest = out.largest;
-        }
-        if (out.done) {
-          status = static_cast<Status>(out.status);
-          done = true;
-        }
+        track.record_block(out.iterations, out.final_norm, out.largest, out.done,
+                           static_cast<Status>(out.status), keeps_residual);
         continue;
       }
       pass_started = true;
       if (amg_outer_) {
-        amg_cycle(b, x, x_is_zero && iterations == 0);
+        amg_cycle(b, x, x_is_zero && track.iterations() == 0);
         if (monitor) residual(x, b, r_.data());
       } else {
         method_iteration(b, x);
       }
-      ++iterations;
       // AMG without monitoring needs no read-back: it never stops early.
       const bool need_back = monitor || !amg_outer_;
+      back[0] = 0;
       if (need_back) read_back(norm_type, back);
-      const bool stopped = need_back && back[0] != 0.0;
-      // stop_recurrence(): an exactly zero residual means converged.
-      const bool step_converged = stopped && back[1] == 0.0;
-      const bool step_breakdown = stopped && !step_converged;
-      if (monitor) {
-        from_recurrence = keeps_residual;
-        final_norm = back[1];
-        largest = std::max(largest, final_norm);
-        if (store) res.history.push_back(final_norm);
-        if (!std::isfinite(final_norm)) {
-          status = Status::kFailed;
-          done = true;
-        } else if (step_converged || S.converged_with(final_norm, initial, largest)) {
-          status = Status::kSuccess;
-          done = true;
-        } else if (S.stopping_rule().diverged(final_norm, initial)) {
-          status = Status::kDiverged;
-          done = true;
-        }
-      } else if (step_converged) {
-        done = true;
+      // The method's stop flag; an exactly zero residual means converged
+      // (stop_recurrence()), any other stop is a breakdown.
+      IterationResult step = IterationResult::kContinue;
+      if (back[0] != 0.0) {
+        step = back[1] == 0.0 ? IterationResult::kConverged : IterationResult::kBreakdown;
       }
-      if (!done && step_breakdown) {
-        status = Status::kDiverged;
-        done = true;
-      }
+      track.record(step, back[1], keeps_residual);
     }
     if (!amg_outer_) method_finalize(b, x);
-    if (!done) {
-      status = monitor ? S.exhausted_status(final_norm, initial)
-                       : (!amg_outer_ ? Status::kSuccess : Status::kNotConverged);
-      break;
-    }
-    if (status == Status::kSuccess && from_recurrence) {
-      // The true residual b - A x before reporting SUCCESS (Solver::solve).
+    if (track.end_pass()) {
       residual(x, b, r_.data());
       read_back(norm_type, back);
-      const double true_norm = back[1];
-      if (std::isfinite(true_norm) && !S.converged_with(true_norm, initial, largest)) {
-        final_norm = true_norm;
-        if (store && !res.history.empty()) res.history.back() = true_norm;
-        const bool progressing = true_norm <= 0.5 * rejected_true_norm;
-        rejected_true_norm = true_norm;
-        if (iterations < max_iters && progressing) {
-          done = false;
-          continue;
-        }
-        status = Status::kNotConverged;
-      }
+      track.check_true_residual(back[1]);
     }
   }
-  if (x_is_zero && iterations == 0) fill<T>(n_, T(0), x, stream_);
+  if (track.answer_is_zero_guess(x_is_zero)) fill<T>(n_, T(0), x, stream_);
   if (x != x_out) {
     check(cudaMemcpyAsync(x_out, x, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
           "cudaMemcpyAsync (solution)");
   }
-  if (!all_finite(x)) status = Status::kFailed;
-  res.status = status;
-  res.iterations = iterations;
-  res.residual = monitor ? final_norm : -1;
-  last_initial_ = initial;
+  if (!all_finite(x)) track.fail();
+  SolveResult res;
+  res.status = track.status();
+  res.iterations = track.iterations();
+  res.residual = track.final_norm();
+  res.history = std::move(track.history());
+  last_initial_ = track.initial();
   last_bytes_ = traffic_.bytes + (amg_ ? amg_->traffic().bytes : 0) +
                 (mixed_ ? mixed_->traffic_bytes() : 0) + (krylov_ ? krylov_->traffic() : 0);
   return res;

@@ -5,11 +5,11 @@
 // DeviceAmg: JACOBI_L1, BLOCK_JACOBI, CHEBYSHEV, MULTICOLOR_GS/DILU/ILU) or
 // none. The Krylov methods are the
 // engine's own (device/outer_krylov.h: the methods of solvers/krylov on the
-// CUDA backend). The loop is Solver::solve's:
-// the same monitoring, convergence test (Solver::converged_with), residual
-// history, AmgX statuses (SUCCESS, NOT_CONVERGED, FAILED on NaN/Inf,
-// DIVERGED on a breakdown), true-residual check before SUCCESS and printed
-// statistics. The
+// CUDA backend). The loop's decisions are Solver::solve's, made by the one
+// SolveTracker (solvers/solve_tracker.h): monitoring, convergence test,
+// residual history, AmgX statuses (SUCCESS, NOT_CONVERGED, FAILED on NaN/Inf,
+// DIVERGED on a breakdown), true-residual check before SUCCESS; the statistics
+// print through Solver::write_solve_stats. The
 // recurrence scalars stay on the device; the host reads three numbers once
 // per iteration (stop flag and residual norm) for the convergence test --
 // or, by default, runs the iterations after the first as one CUDA graph

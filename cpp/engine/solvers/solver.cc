@@ -188,11 +188,6 @@ double Solver<T>::global_norm(std::size_t n, const T* x, NormType type) const {
 }
 
 template <class T>
-bool Solver<T>::converged(double nrm) const {
-  return converged_with(nrm, initial_residual_, max_residual_);
-}
-
-template <class T>
 StoppingRule Solver<T>::stopping_rule() const {
   StoppingRule rule;
   rule.type = convergence_;
@@ -235,108 +230,39 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
   const double t0 = now_seconds();
   const std::size_t n = rows();
   size_residual();
-  iterations_ = 0;
-  history_.clear();
-  final_residual_ = initial_residual_ = max_residual_ = -1;
-  bool done = false;
-  status_ = Status::kSuccess;
-
+  SolveTracker track(loop_settings());
+  double norm0 = -1;
   if (monitor_residual_) {
     if (x_is_zero) {
       cpu::copy(n, b, r_.data());
     } else {
       residual_of(x, b, r_.data());
     }
-    initial_residual_ = max_residual_ = final_residual_ = global_norm(n, r_.data(), norm_);
-    if (store_res_history_) history_.push_back(initial_residual_);
-    if (!std::isfinite(initial_residual_)) {
-      status_ = Status::kFailed;
-      done = true;
-    } else if (converged(initial_residual_)) {
-      done = true;
-    }
+    norm0 = global_norm(n, r_.data(), norm_);
   }
-  if (!done && max_iters_ == 0) {
-    status_ = monitor_residual_ ? Status::kNotConverged : Status::kSuccess;
-    done = true;
-  }
-  // Krylov methods test a recurrence residual (or an estimate) that can
-  // drift from b - A x (near-singular systems, float32). Before reporting
-  // SUCCESS the true residual is checked; if it fails the test, the method
-  // restarts from the current x while iterations remain (AmgX stops on the
-  // recurrence alone). A restart that does not at least halve the true
-  // residual of the previous check has hit the precision floor (float32
-  // cannot reach a true residual much below cond(A) * 6e-8): the solve
-  // stops there as NOT_CONVERGED instead of restarting until max_iters.
-  bool first_pass = true;
-  double rejected_true_norm = std::numeric_limits<double>::infinity();
-  while (!done) {
-    solve_init(b, x, x_is_zero && first_pass);
-    first_pass = false;
-    bool from_recurrence = false;
-    while (iterations_ < max_iters_ && !done) {
-      const IterationResult step = solve_iteration(b, x, x_is_zero && iterations_ == 0);
-      ++iterations_;
-      if (monitor_residual_) {
-        double estimate = 0;
-        from_recurrence = keeps_residual();
-        if (residual_norm_estimate(&estimate)) {
-          final_residual_ = estimate;
-          from_recurrence = true;
-        } else {
-          if (!keeps_residual()) residual_of(x, b, r_.data());
-          final_residual_ = global_norm(n, r_.data(), norm_);
-        }
-        max_residual_ = std::max(max_residual_, final_residual_);
-        if (store_res_history_) history_.push_back(final_residual_);
-        if (!std::isfinite(final_residual_)) {
-          status_ = Status::kFailed;  // NaN/Inf: never SUCCESS, never loop on
-          done = true;
-        } else if (step == IterationResult::kConverged || converged(final_residual_)) {
-          status_ = Status::kSuccess;
-          done = true;
-        } else if (stopping_rule().diverged(final_residual_, initial_residual_)) {
-          status_ = Status::kDiverged;
-          done = true;
-        }
-      } else if (step == IterationResult::kConverged) {
-        done = true;
+  track.start(norm0);
+  while (!track.finished()) {
+    const bool zero_start = x_is_zero && track.begin_pass();
+    solve_init(b, x, zero_start);
+    while (track.running()) {
+      const IterationResult step = solve_iteration(b, x, x_is_zero && track.iterations() == 0);
+      double norm = -1;
+      bool from_recurrence = keeps_residual();
+      if (monitor_residual_ && residual_norm_estimate(&norm)) {
+        from_recurrence = true;
+      } else if (monitor_residual_) {
+        if (!keeps_residual()) residual_of(x, b, r_.data());
+        norm = global_norm(n, r_.data(), norm_);
       }
-      if (!done && step == IterationResult::kBreakdown) {
-        // The recurrence cannot produce a new iterate: report it as
-        // divergence (AmgX declares but never produces this status).
-        status_ = Status::kDiverged;
-        done = true;
-      }
+      track.record(step, norm, from_recurrence);
     }
     solve_finalize(b, x);
-    if (!done) {
-      if (monitor_residual_) {
-        status_ = exhausted_status(final_residual_, initial_residual_);
-      } else {
-        status_ = is_krylov() ? Status::kSuccess : Status::kNotConverged;
-      }
-      break;
-    }
-    if (status_ == Status::kSuccess && from_recurrence) {
+    if (track.end_pass()) {
       residual_of(x, b, r_.data());
-      const double true_norm = global_norm(n, r_.data(), norm_);
-      if (std::isfinite(true_norm) && !converged(true_norm)) {
-        final_residual_ = true_norm;
-        if (store_res_history_ && !history_.empty()) history_.back() = true_norm;
-        const bool progressing = true_norm <= 0.5 * rejected_true_norm;
-        rejected_true_norm = true_norm;
-        if (iterations_ < max_iters_ && progressing) {
-          done = false;  // restart the method from the current iterate
-          continue;
-        }
-        status_ = Status::kNotConverged;
-      }
+      track.check_true_residual(global_norm(n, r_.data(), norm_));
     }
   }
-  // A zero initial guess that needed no iteration (b = 0, or max_iters 0)
-  // is the answer: write it, the caller's buffer may hold anything.
-  if (x_is_zero && iterations_ == 0) cpu::fill<T>(n, T(0), x);
+  if (track.answer_is_zero_guess(x_is_zero)) cpu::fill<T>(n, T(0), x);
   bool finite = cpu::all_finite(n, x);
   const Distribution<T>* dist = distribution();
   if (dist && depth_ == 0) {
@@ -345,10 +271,27 @@ Status Solver<T>::solve(const T* b, T* x, bool x_is_zero) {
     // a NaN reaches the outer solver's global norms anyway.
     finite = dist->max(finite ? 0.0 : 1.0) == 0.0;
   }
-  if (!finite) status_ = Status::kFailed;
+  if (!finite) track.fail();
+  status_ = track.status();
+  iterations_ = track.iterations();
+  initial_residual_ = track.initial();
+  final_residual_ = track.final_norm();
+  history_ = std::move(track.history());
   solve_seconds_ = now_seconds() - t0;
   print_solve_stats();
   return status_;
+}
+
+template <class T>
+LoopSettings Solver<T>::loop_settings() const {
+  LoopSettings s;
+  s.rule = stopping_rule();
+  s.max_iters = max_iters_;
+  s.monitor = monitor_residual_;
+  s.store_history = monitor_residual_ && store_res_history_;
+  s.error_falls_in_energy_norm = error_falls_in_energy_norm();
+  s.krylov = is_krylov();
+  return s;
 }
 
 template <class T>

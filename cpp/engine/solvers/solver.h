@@ -13,6 +13,7 @@
 #include "core/csr_matrix.h"
 #include "core/near_nullspace.h"
 #include "core/types.h"
+#include "solvers/solve_tracker.h"
 #include "solvers/stopping_rule.h"
 
 namespace jaxamg {
@@ -47,12 +48,6 @@ struct LevelInfo {
   // single-process hierarchies record it; a distributed one leaves it 0,
   // each rank holding only its rows of P.
   Index p_nnz = 0;
-};
-
-enum class IterationResult {
-  kContinue,   // go on; the loop checks convergence if monitoring
-  kConverged,  // the method knows it is done (e.g. an exact direct solve)
-  kBreakdown,  // the recurrence cannot continue (division by ~0)
 };
 
 // What print_solve_stats and obtain_timings print after a solve
@@ -94,6 +89,10 @@ class Solver {
   // The AMG hierarchy this solver uses (itself or through its
   // preconditioner), finest level first; empty if none.
   virtual std::vector<LevelInfo> hierarchy() const { return {}; }
+  // Prints again what this solver's setup printed (AMG's grid table, under
+  // print_grid_stats): a solve on a cached setup then writes the statistics
+  // a fresh setup would, as JAX-AMG's files have them on every call.
+  virtual void print_setup_stats() const {}
 
   const std::string& name() const { return name_; }
   const std::string& scope() const { return scope_; }
@@ -127,20 +126,13 @@ class Solver {
   void write_solve_stats(const SolveStatsRecord& r) const;
 
   // The stopping test of solve() for a residual norm `nrm` of a solve whose
-  // initial and largest norms so far are `initial` and `largest` (the
-  // batched solves of batched/ run it once per right-hand side).
+  // initial and largest norms so far are `initial` and `largest`.
   bool converged_with(double nrm, double initial, double largest) const;
   // That test as a value (StoppingRule), the one rule converged_with applies.
   StoppingRule stopping_rule() const;
-  // The status of a monitored solve that used all its iterations without
-  // converging, for every solve loop: StoppingRule::exhausted (DIVERGED above
-  // the initial residual), except for the CG family, whose residual norm may
-  // rise while its error falls in the A-norm (CG on a 1D Laplacian):
-  // NOT_CONVERGED.
-  Status exhausted_status(double last, double initial) const {
-    return error_falls_in_energy_norm() ? Status::kNotConverged
-                                        : StoppingRule::exhausted(last, initial);
-  }
+  // What this solver's loop obeys: every loop that runs its iterations (this
+  // solve(), the vmap lanes, the device solve) drives a SolveTracker with it.
+  LoopSettings loop_settings() const;
 
  protected:
   // Gives `to` this solver's loop settings (iteration limit, stopping rule,
@@ -209,14 +201,12 @@ class Solver {
   bool obtain_timings_;
 
  private:
-  bool converged(double nrm) const;
   void print_solve_stats() const;
 
   int depth_ = 0;  // 0 for a solver created outside create_child
   int iterations_ = 0;
   Status status_ = Status::kSuccess;
   double initial_residual_ = -1;
-  double max_residual_ = -1;
   double final_residual_ = -1;
   std::vector<double> history_;
   double setup_seconds_ = 0;

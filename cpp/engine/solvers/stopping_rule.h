@@ -1,10 +1,10 @@
 // The convergence and divergence tests of Solver::solve as a plain value: the
 // configured criterion, tolerances and the precision's floor. Every solve loop
-// tests through this one rule: Solver::solve,
-// the batched solves (batched/) and the CUDA backend's loop
-// (device/device_solver.cc, which reads each residual norm back and
-// tests it on the host). The test is inline and marked __host__ __device__
-// under nvcc, so device code may evaluate the same rule too.
+// tests through this one rule, by way of SolveTracker (solvers/solve_tracker.h):
+// Solver::solve, the vmap lanes (batched/) and the device solve
+// (device/device_solver.cc, which reads each residual norm back). The test is
+// inline and marked __host__ __device__ under nvcc, so device code (the
+// CUDA-graph loop, the one-kernel CG) evaluates the same rule too.
 #pragma once
 #include "core/types.h"  // JAXAMG_HOST_DEVICE
 

@@ -458,9 +458,10 @@ TEST(DeviceSetupSolver, PrintsStatisticsOfTheDeviceSolve) {
   const CsrMatrix<double> A = problem<double>(true);
   const std::vector<double> b = testing::random_vector<double>(A.nrows, 21);
   const DeviceMatrix<double> dA(A);
-  std::string cfg = config("PCG");
+  // print_grid_stats is read in the AMG scope, the others in the outer one.
+  std::string cfg = config("PCG", R"(, "print_grid_stats": 1)");
   cfg.replace(cfg.find("\"monitor_residual\""), 0,
-              "\"print_solve_stats\": 1, \"obtain_timings\": 1, \"print_grid_stats\": 1, ");
+              "\"print_solve_stats\": 1, \"obtain_timings\": 1, ");
   DeviceSetupSolver<double> solver(cfg);
   ASSERT_EQ(solver.unsupported(), "");
   solver.setup(dA.view());
@@ -488,6 +489,9 @@ TEST(DeviceSetupSolver, PrintsStatisticsOfTheDeviceSolve) {
   EXPECT_NE(log.find("    setup: "), std::string::npos) << log;
   EXPECT_NE(log.find("    solve: "), std::string::npos) << log;
   EXPECT_EQ(log.find("AMG Grid:"), std::string::npos);  // printed at setup only
+  // A solve on the cached setup asks for the same table again.
+  solver.print_setup_stats();
+  EXPECT_EQ(solver.take_log(), grid);
 }
 
 TEST(DeviceSetupSolver, PatternCheck) {

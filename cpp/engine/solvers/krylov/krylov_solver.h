@@ -28,6 +28,9 @@ class KrylovSolver : public Solver<T> {
   // transposed solver, so that an AMG preconditioner keeps its hierarchy.
   std::unique_ptr<Solver<T>> make_transposed(std::shared_ptr<const CsrMatrix<T>> At) const override;
   std::vector<LevelInfo> hierarchy() const override;
+  void print_setup_stats() const override {
+    if (precond_) precond_->print_setup_stats();
+  }
   // The preconditioner, nullptr without one (read by batched/).
   const Solver<T>* preconditioner() const { return precond_.get(); }
 
