@@ -2,6 +2,8 @@
 1-4 ranks, equal and unequal partitions, scalar and 2x2 blocks, symmetric
 and nonsymmetric; jit equals eager; cached metadata; callables; x0; info."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -161,28 +163,53 @@ def test_callable_operator_equals_its_matrix(comm, rng):
     assert_all(comm, diff <= 1e-10, f"operator vs matrix {diff}")
 
 
+def _grid_rows(text):
+    """The level rows of a grid table: (level, rows, nnz, parts)."""
+    out = []
+    for line in text.split("SOLVER ITERATIONS")[0].splitlines():
+        words = line.split()
+        if words and words[0].endswith("(D)"):
+            out.append((int(words[0][:-3]), int(words[1]), int(words[2]), int(words[3])))
+    return out
+
+
 def test_save_stats_file_on_rank_0(comm, rng, tmp_path_factory):
     rank, size = comm.Get_rank(), comm.Get_size()
-    path = comm.bcast(str(tmp_path_factory.mktemp("stats") / "stats.txt") if rank == 0 else None)
+    folder = comm.bcast(str(tmp_path_factory.mktemp("stats")) if rank == 0 else None)
     A, rs, re = matrices.poisson_matrix_distributed(10, 10, rank, size, dtype=jnp.float64)
-    jaxamg.solve(
-        A,
-        jnp.ones(re - rs),
-        comm=comm,
-        nglobal=100,
-        partition_info=(rs, re),
-        config=config(True, "amg"),
-        save_stats_file=path,
-    )
-    comm.Barrier()
+    nnz = comm.allreduce(int(A.nse))
+    texts = []
+    # The second call reuses the first one's hierarchy: its file has the
+    # same grid table.
+    for call in range(2):
+        path = os.path.join(folder, f"stats{call}.txt")
+        _, info = jaxamg.solve(
+            A,
+            jnp.ones(re - rs) * (call + 1),
+            comm=comm,
+            nglobal=100,
+            partition_info=(rs, re),
+            config=config(True, "amg"),
+            save_stats_file=path,
+        )
+        comm.Barrier()
+        if rank == 0:
+            with open(path, encoding="utf-8") as f:
+                texts.append(f.read())
     if rank == 0:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        # Both sections, filled by the distributed engine's statistics.
+        text = texts[0]
+        grid = _grid_rows(text)
+        # Both sections, filled by the distributed engine's statistics; the
+        # grid table lists the global hierarchy, every level on all ranks.
         ok = (
             "AMG GRID STATISTICS" in text
             and "SOLVER ITERATIONS" in text
             and "(no iteration statistics)" not in text
+            and len(grid) >= 2
+            and grid[0][1:] == (100, int(nnz), size)
+            and all(g[3] == size for g in grid)
+            and f"Number of Levels: {len(grid)}" in text
+            and _grid_rows(texts[1]) == grid
         )
     else:
         ok = True

@@ -61,10 +61,13 @@ void AmgSolver<T>::solver_setup(bool reuse_structure) {
     if (transpose_of_ != nullptr && transpose_of_->distributed_) {
       // The adjoint reuses the distributed hierarchy's transfer operators.
       distributed_ = transpose_of_->distributed_->make_transposed(this->A_);
-      return;
+    } else {
+      if (!distributed_ || !reuse_structure) {
+        distributed_ = dist->make_multigrid(this->ctx_, this->scope_);
+      }
+      distributed_->setup(this->A_, reuse_structure);
     }
-    if (!distributed_ || !reuse_structure) distributed_ = dist->make_multigrid(this->ctx_, this->scope_);
-    distributed_->setup(this->A_, reuse_structure);
+    print_setup_stats();
     return;
   }
   distributed_.reset();
@@ -430,6 +433,10 @@ std::string AmgSolver<T>::grid_stats() const {
 
 template <class T>
 void AmgSolver<T>::print_setup_stats() const {
+  if (distributed_) {
+    distributed_->print_setup_stats();
+    return;
+  }
   const Config& cfg = this->ctx_.config;
   // Read at print time, as AmgX does (a default-scope solver cleared it).
   if (cfg.get_int("print_grid_stats", this->scope_) != 0 &&

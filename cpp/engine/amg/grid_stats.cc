@@ -27,7 +27,7 @@ std::string format_grid_stats(const std::vector<GridLevelStats>& levels) {
     const double sparsity = s.rows > 0 ? static_cast<double>(s.nnz) / (rows * rows) : 0.0;
     const float gb = static_cast<float>(static_cast<double>(s.bytes) / kGB);
     std::snprintf(line, sizeof line, "%12zu(D)%13d%18d%7d%10.3g%15.3g\n", l,
-                  static_cast<int>(s.rows), static_cast<int>(s.nnz), 1, sparsity,
+                  static_cast<int>(s.rows), static_cast<int>(s.nnz), s.parts, sparsity,
                   static_cast<double>(gb));
     out += line;
     total_rows += rows;

@@ -12,11 +12,13 @@ struct GridLevelStats {
   Index rows = 0;
   Index nnz = 0;
   std::size_t bytes = 0;  // storage of the level (matrices and work vectors)
+  int parts = 1;          // processes holding the level (a distributed one: all)
 };
 
 // The table for `levels` (finest first), each line ending in '\n'. Every
-// level is a device-style level "(D)" on one part, as AmgX prints a single
-// GPU hierarchy.
+// level is a device-style level "(D)", as AmgX prints a GPU hierarchy; a
+// distributed level has its global rows and nonzeros, and its storage
+// summed over the processes.
 std::string format_grid_stats(const std::vector<GridLevelStats>& levels);
 
 }  // namespace jaxamg

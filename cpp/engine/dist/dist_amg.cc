@@ -6,6 +6,7 @@
 
 #include "amg/classical/classical_coarsening.h"
 #include "amg/coarsening.h"
+#include "amg/grid_stats.h"
 #include "core/error.h"
 #include "dist/dist_transpose.h"
 #include "dist/gathered.h"
@@ -127,6 +128,35 @@ void DistAmg<T>::finish_levels() {
     if (L.smoother) L.smoother->setup(L.A, false);
   }
   if (want_coarse) consolidate();
+  for (Level& L : levels_) L.global_bytes = comm_.sum_int(static_cast<int64_t>(local_bytes(L)));
+}
+
+template <class T>
+std::size_t DistAmg<T>::local_bytes(const Level& L) {
+  const auto csr = [](const CsrMatrix<T>& M) {
+    return M.nnz() * (sizeof(T) + sizeof(Index)) + (M.nrows + 1) * sizeof(Index);
+  };
+  std::size_t vectors = 0;
+  for (const Vector<T>* v : {&L.b, &L.x, &L.r, &L.kr, &L.kz, &L.kp, &L.ky, &L.e, &L.ae}) {
+    vectors += v->size() * sizeof(T);
+  }
+  return csr(*L.A) + csr(L.P) + vectors;
+}
+
+template <class T>
+void DistAmg<T>::print_setup_stats() const {
+  const Config& cfg = this->ctx_.config;
+  // Read at print time, in this AMG's scope (AmgSolver::print_setup_stats).
+  if (cfg.get_int("print_grid_stats", this->scope_) == 0 ||
+      cfg.get_int("verbosity_level", this->scope_) < 3) {
+    return;
+  }
+  std::vector<GridLevelStats> stats;
+  for (const Level& L : levels_) {
+    stats.push_back({static_cast<Index>(L.global_rows), static_cast<Index>(L.global_nnz),
+                     static_cast<std::size_t>(L.global_bytes), comm_.size()});
+  }
+  this->ctx_.log << format_grid_stats(stats);
 }
 
 template <class T>

@@ -64,6 +64,10 @@ class DistAmg final : public Solver<T> {
   DistAmg(SolverContext& ctx, const std::string& scope, const Communicator& comm);
   // Global rows and nonzeros per level, finest first.
   std::vector<LevelInfo> hierarchy() const override;
+  // The grid table (print_grid_stats) of the global hierarchy: rows and
+  // nonzeros over every process, the storage summed at setup. Not
+  // collective: each process writes it to its own log.
+  void print_setup_stats() const override;
   // Collective. The solver for A^T (`At`: the distributed transpose of this
   // solver's level-0 matrix) on this hierarchy's transfer operators.
   std::unique_ptr<Solver<T>> make_transposed(std::shared_ptr<const CsrMatrix<T>> At) const override;
@@ -109,6 +113,7 @@ class DistAmg final : public Solver<T> {
     std::unique_ptr<cpu::VectorBackend<T>> backend;
     int scale_counter = 0;
     int64_t global_rows = 0, global_nnz = 0;
+    int64_t global_bytes = 0;  // the level's storage on every process
   };
 
   // The levels of make_transposed: src's P, transposed coarse matrices.
@@ -116,6 +121,8 @@ class DistAmg final : public Solver<T> {
   // Work vectors, smoothers and the consolidated coarse solver of the
   // levels built (the end of every setup).
   void finish_levels();
+  // The storage of a level on this process: A, P and the cycle's vectors.
+  static std::size_t local_bytes(const Level& L);
   // A level's coarsening and P from the last setup, for a rebuild.
   struct Kept {
     std::unique_ptr<Coarsening<T>> coarsening;

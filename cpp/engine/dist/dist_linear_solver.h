@@ -47,6 +47,9 @@ class DistLinearSolver {
     return transposed_ ? transposed_->hierarchy() : std::vector<LevelInfo>{};
   }
   std::string take_log();
+  // The grid table again, for a solve on a cached setup
+  // (Solver::print_setup_stats; not collective).
+  void print_setup_stats() const { solver_->print_setup_stats(); }
 
  private:
   void load_values(const T* val, int64_t nnz, CsrMatrix<T>& into) const;

@@ -119,6 +119,8 @@ void solve_typed(const dist::Communicator& comm, const SolveAttrs& at, const Par
     if (need != Refresh::kReuse) {
       entry->values.assign(reinterpret_cast<const unsigned char*>(in.vals),
                            reinterpret_cast<const unsigned char*>(in.vals) + value_bytes);
+    } else {
+      solver->print_setup_stats();  // the statistics file has it every call
     }
     if (at.use_x0) std::memcpy(in.sol, in.guess, static_cast<std::size_t>(n) * sizeof(T));
     const SolveResult r =
