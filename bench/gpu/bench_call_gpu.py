@@ -9,11 +9,19 @@ calls, the iterations, and the time per iteration. The same calls on JAX's CPU
 device in the same process give the host's numbers for comparison.
 
     python bench/gpu/bench_call_gpu.py
+    python bench/gpu/bench_call_gpu.py --block-sweep 10000 30000 100000
+
+--block-sweep: for tridiagonal CG at each given size, the one-kernel CG's
+device solve time against its rows per block (the block count G forced
+through JAXAMG_SMALL_CG_BLOCKS; counts above 264, more blocks than an
+H100/H200 keeps resident, are left out), to choose the automatic count.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
+import os
 import statistics
 import time
 
@@ -70,12 +78,37 @@ def measure(device, A, b, cfg, calls=200):
     )
 
 
+def block_sweep(gpu, sizes, rows_per_block=(64, 128, 256, 512, 1024), resident=264):
+    print("| n | rows per block | G | iterations | device solve min µs | call min µs |")
+    print("|--:|--:|--:|--:|--:|--:|")
+    for n in sizes:
+        A = matrices.tridiagonal_matrix(n, 2.5, dtype=jnp.float64)
+        b = matrices.rhs_random(n, seed=0, dtype=jnp.float64)
+        for rows in rows_per_block:
+            G = -(-n // rows)
+            if G > resident:
+                continue
+            os.environ["JAXAMG_SMALL_CG_BLOCKS"] = str(G)
+            t_min, _, its, _, s_min = measure(gpu, A, b, CG)
+            print(
+                f"| {n} | {rows} | {G} | {its} | {s_min * 1e6:.0f} | {t_min * 1e6:.0f} |",
+                flush=True,
+            )
+    os.environ.pop("JAXAMG_SMALL_CG_BLOCKS", None)
+
+
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--block-sweep", type=int, nargs="+", metavar="N", default=None)
+    args = ap.parse_args()
     gpu, cpu = jax.devices("gpu")[0], jax.devices("cpu")[0]
     print(
         f"# {datetime.datetime.now(datetime.UTC).isoformat()} {gpu.device_kind}; "
         f"jax {jax.__version__}"
     )
+    if args.block_sweep:
+        block_sweep(gpu, args.block_sweep)
+        return
     problems = [
         (
             "tridiagonal 10^4, CG",
