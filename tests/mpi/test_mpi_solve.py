@@ -75,6 +75,13 @@ def test_distributed_solve_equals_spsolve(comm, rng, kind, equal, preconditioner
     # The same info on every rank.
     infos = comm.allgather((info["iterations"], info["residual"], len(info["residual_history"])))
     assert_all(comm, len(set(infos)) == 1, f"info differs across ranks: {infos}")
+    # Where it ran: the host engine, which with arrays on a GPU is said, with
+    # the reason (the operands travel to host memory and back).
+    on_gpu = next(iter(x.devices())).platform == "gpu"
+    where = (info["setup_on_device"], info["solve_on_device"], "host_reason" in info)
+    assert_all(comm, where == (False, False, on_gpu), f"where: {where}, on a GPU: {on_gpu}")
+    if on_gpu:
+        assert_all(comm, "not built" in info["host_reason"], info["host_reason"])
 
 
 def test_jit_equals_eager_and_cached_metadata(comm, rng):

@@ -72,3 +72,22 @@ def add_inconsistency(info: dict, inconsistency: Any) -> None:
         info["rhs_inconsistency"] = float(value) if value.ndim == 0 else value
     else:
         info["rhs_inconsistency"] = inconsistency
+
+
+# Where a distributed solve of GPU arrays runs (cpp/ffi/mpi_cuda/): said in
+# info as a single-process solve on a GPU says it, never a silent host solve.
+DISTRIBUTED_HOST_REASON = (
+    "a distributed matrix is set up and solved by the host engine: the operands are copied "
+    "to host memory and back (a device-resident distributed solve is not built)"
+)
+
+
+def add_distributed_host_reason(info: dict, x) -> None:
+    """``setup_reason`` and ``host_reason`` of a direct ``jaxamg.solve(...,
+    comm=)`` whose arrays are on a GPU; nothing on a CPU, where the host is
+    the place asked for. (A sharded solve's info holds global arrays only:
+    its ``setup_on_device``/``solve_on_device`` say it.)"""
+    devices = getattr(x, "devices", None)
+    if devices is None or next(iter(devices())).platform != "gpu":
+        return
+    info["setup_reason"] = info["host_reason"] = DISTRIBUTED_HOST_REASON

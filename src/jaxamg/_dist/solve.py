@@ -44,7 +44,7 @@ import numpy as np
 
 from .._core import ffi
 from .._core.errors import to_runtime_error
-from .._core.info import add_inconsistency, make_info
+from .._core.info import add_distributed_host_reason, add_inconsistency, make_info
 from .._core.linear_solve import Static, jax_jit_lazy, native_linear_solve, pattern_product
 from .._core.matrix import is_concrete, structure_fingerprint
 from .._core.metadata import with_cache
@@ -323,6 +323,8 @@ def solve_mpi(
         except jax.errors.JaxRuntimeError as e:
             raise to_runtime_error(e) from None
         info = make_info(stats, st.history_len)
+        if is_concrete(x):
+            add_distributed_host_reason(info, x)
         if inconsistency is not None:
             add_inconsistency(info, inconsistency)
         return x, info
