@@ -12,12 +12,8 @@ namespace jaxamg {
 
 template <class T>
 std::size_t AmgLevel<T>::bytes() const {
-  auto mat = [](const CsrMatrix<T>& M) {
-    return M.row_ptr.size() * sizeof(Index) + M.col.size() * sizeof(Index) +
-           M.val.size() * sizeof(T) + M.diag_pos.size() * sizeof(Index);
-  };
-  std::size_t total = A ? mat(*A) : 0;
-  total += mat(ops.P) + mat(ops.R);
+  std::size_t total = A ? A->storage_bytes() : 0;
+  total += ops.P.storage_bytes() + ops.R.storage_bytes();
   for (const Vector<T>* v : {&b, &x, &r, &restrict_work, &e, &ae, &kr, &kz, &kp, &ky}) {
     total += v->size() * sizeof(T);
   }

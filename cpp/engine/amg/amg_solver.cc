@@ -437,12 +437,7 @@ void AmgSolver<T>::print_setup_stats() const {
     distributed_->print_setup_stats();
     return;
   }
-  const Config& cfg = this->ctx_.config;
-  // Read at print time, as AmgX does (a default-scope solver cleared it).
-  if (cfg.get_int("print_grid_stats", this->scope_) != 0 &&
-      cfg.get_int("verbosity_level", this->scope_) >= 3) {
-    this->ctx_.log << grid_stats();
-  }
+  if (wants_grid_stats(this->ctx_.config, this->scope_)) this->ctx_.log << grid_stats();
 }
 
 template class AmgSolver<float>;

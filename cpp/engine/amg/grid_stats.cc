@@ -50,4 +50,8 @@ std::string format_grid_stats(const std::vector<GridLevelStats>& levels) {
   return out;
 }
 
+bool wants_grid_stats(const Config& cfg, const std::string& scope) {
+  return cfg.get_int("print_grid_stats", scope) != 0 && cfg.get_int("verbosity_level", scope) >= 3;
+}
+
 }  // namespace jaxamg

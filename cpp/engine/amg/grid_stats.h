@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "core/types.h"
 
 namespace jaxamg {
@@ -20,5 +21,11 @@ struct GridLevelStats {
 // distributed level has its global rows and nonzeros, and its storage
 // summed over the processes.
 std::string format_grid_stats(const std::vector<GridLevelStats>& levels);
+
+// Whether the AMG of config scope `scope` prints its grid table: print_grid_stats
+// set and verbosity_level >= 3 in that scope, read at print time as AmgX does
+// (a default-scope solver may have cleared it). Every hierarchy asks here: host,
+// distributed and device.
+bool wants_grid_stats(const Config& cfg, const std::string& scope);
 
 }  // namespace jaxamg

@@ -37,6 +37,11 @@ struct CsrMatrix {
   CsrMatrix(Index rows, Index cols) : nrows(rows), ncols(cols), row_ptr(rows + 1, 0) {}
 
   Index nnz() const { return static_cast<Index>(col.size()); }
+  // Bytes of the arrays (row offsets, columns, values, diagonal positions).
+  std::size_t storage_bytes() const {
+    return row_ptr.size() * sizeof(Index) + col.size() * sizeof(Index) + val.size() * sizeof(T) +
+           diag_pos.size() * sizeof(Index);
+  }
 
   // Fills diag_pos; returns the number of rows without a stored diagonal.
   Index find_diagonal();

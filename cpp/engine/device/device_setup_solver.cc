@@ -187,12 +187,7 @@ void DeviceSetupSolver<T>::finish_setup(std::chrono::steady_clock::time_point st
 
 template <class T>
 void DeviceSetupSolver<T>::print_setup_stats() const {
-  // AmgSolver::print_setup_stats: read at print time, in the AMG scope.
-  const Config& cfg = ctx_->config;
-  if (cfg.get_int("print_grid_stats", amg_scope_) == 0 ||
-      cfg.get_int("verbosity_level", amg_scope_) < 3) {
-    return;
-  }
+  if (!wants_grid_stats(ctx_->config, amg_scope_)) return;
   std::vector<GridLevelStats> stats;
   if (setup_) add_grid_stats(*setup_, &stats);
   if (setup_lo_) add_grid_stats(*setup_lo_, &stats);

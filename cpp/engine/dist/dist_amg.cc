@@ -133,24 +133,16 @@ void DistAmg<T>::finish_levels() {
 
 template <class T>
 std::size_t DistAmg<T>::local_bytes(const Level& L) {
-  const auto csr = [](const CsrMatrix<T>& M) {
-    return M.nnz() * (sizeof(T) + sizeof(Index)) + (M.nrows + 1) * sizeof(Index);
-  };
-  std::size_t vectors = 0;
+  std::size_t total = L.A->storage_bytes() + L.P.storage_bytes();
   for (const Vector<T>* v : {&L.b, &L.x, &L.r, &L.kr, &L.kz, &L.kp, &L.ky, &L.e, &L.ae}) {
-    vectors += v->size() * sizeof(T);
+    total += v->size() * sizeof(T);
   }
-  return csr(*L.A) + csr(L.P) + vectors;
+  return total;
 }
 
 template <class T>
 void DistAmg<T>::print_setup_stats() const {
-  const Config& cfg = this->ctx_.config;
-  // Read at print time, in this AMG's scope (AmgSolver::print_setup_stats).
-  if (cfg.get_int("print_grid_stats", this->scope_) == 0 ||
-      cfg.get_int("verbosity_level", this->scope_) < 3) {
-    return;
-  }
+  if (!wants_grid_stats(this->ctx_.config, this->scope_)) return;
   std::vector<GridLevelStats> stats;
   for (const Level& L : levels_) {
     stats.push_back({static_cast<Index>(L.global_rows), static_cast<Index>(L.global_nnz),

@@ -199,11 +199,6 @@ StoppingRule Solver<T>::stopping_rule() const {
 }
 
 template <class T>
-bool Solver<T>::converged_with(double nrm, double initial, double largest) const {
-  return stopping_rule().converged(nrm, initial, largest);
-}
-
-template <class T>
 void Solver<T>::size_residual() {
   // Also covers monitoring switched on after setup (set_monitor_residual).
   const std::size_t n = static_cast<std::size_t>(rows());

@@ -125,10 +125,8 @@ class Solver {
   // monitor_residual.
   void write_solve_stats(const SolveStatsRecord& r) const;
 
-  // The stopping test of solve() for a residual norm `nrm` of a solve whose
-  // initial and largest norms so far are `initial` and `largest`.
-  bool converged_with(double nrm, double initial, double largest) const;
-  // That test as a value (StoppingRule), the one rule converged_with applies.
+  // The stopping test of solve() as a value: the configured criterion,
+  // tolerances and this precision's floor.
   StoppingRule stopping_rule() const;
   // What this solver's loop obeys: every loop that runs its iterations (this
   // solve(), the vmap lanes, the device solve) drives a SolveTracker with it.
