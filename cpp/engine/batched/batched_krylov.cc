@@ -37,8 +37,7 @@ struct Lane {
   // solve_init due (start or restart); still set after init_lanes, the
   // lane is held by the method and takes no step.
   bool need_init = true;
-  bool first_pass = true;  // from the zero guess, when the solve has one
-  bool finished = false;   // final: to be written out and dropped
+  bool finished = false;  // final: to be written out and dropped
 };
 
 // The batched solve of one Krylov method M (CgMethod, BicgstabMethod,
@@ -99,7 +98,6 @@ class KrylovBatch final : public BatchSolver<T> {
       Lane& L = lanes_[j];
       L.track.start(nrm[j]);
       L.finished = L.track.finished();
-      if (!L.finished) L.first_pass = L.track.begin_pass();
     }
     retire(X, out);
     while (k() > 0) {
@@ -127,8 +125,9 @@ class KrylovBatch final : public BatchSolver<T> {
     for (int j = 0; j < k; ++j) {
       Lane& L = lanes_[j];
       if (!L.need_init) continue;
-      (x_is_zero_ && L.first_pass ? zero : from_x)[j] = 1;
-      L.need_init = L.first_pass = false;
+      // The first pass may start from the zero guess.
+      (L.track.begin_pass() && x_is_zero_ ? zero : from_x)[j] = 1;
+      L.need_init = false;
     }
     if (any(zero)) {
       fill<T>(n_, k, T(0), x_.data(), zero.data());
@@ -202,10 +201,7 @@ class KrylovBatch final : public BatchSolver<T> {
       Lane& L = lanes_[j];
       L.track.check_true_residual(true_norm[j]);
       L.finished = L.track.finished();
-      if (!L.finished) {
-        L.track.begin_pass();
-        L.need_init = true;  // restart the method from the current iterate
-      }
+      L.need_init = !L.finished;  // restart the method from the current iterate
     }
   }
 
