@@ -135,8 +135,8 @@ format: venv
 typecheck: venv
 	$(VPY) -m mypy
 
-# A module this build lacks (no nvcc: _cuda; no MPI: _mpi) keeps its stub.
-STUB_MODULES := _engine _cpu _mpi _cuda
+# A module this build lacks (no nvcc: _cuda; no MPI: _mpi; either: _mpi_cuda) keeps its stub.
+STUB_MODULES := _engine _cpu _mpi _cuda _mpi_cuda
 stubs: venv
 	@for m in $(STUB_MODULES); do \
 	  if $(VPY) -c "import jaxamg.$$m" 2>/dev/null; then \

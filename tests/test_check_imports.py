@@ -113,7 +113,7 @@ def test_a_layer_importing_upward_fails(tmp_path):
     problems = check_imports.check(root)
     assert problems == [
         "pkg/_core/x.py:2: layer: _core imports config (pkg.config); _core may import only "
-        "_core, _cpu, _cuda, _engine, _mpi",
+        "_core, _cpu, _cuda, _engine, _mpi, _mpi_cuda",
         "pkg/_single/solve.py:1: layer: _single imports _dist (pkg._dist.solve); _single may "
         "import only _core, _operators, _single, config, nullspace, sparsity",
     ]

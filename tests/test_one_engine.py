@@ -10,10 +10,10 @@ import pathlib
 
 
 def _native_modules() -> list:
-    """The package's native modules that this build has (_mpi and _cuda are
-    optional)."""
+    """The package's native modules that this build has (_mpi, _cuda and
+    _mpi_cuda are optional)."""
     modules = []
-    for name in ("_engine", "_cpu", "_mpi", "_cuda"):
+    for name in ("_engine", "_cpu", "_mpi", "_cuda", "_mpi_cuda"):
         try:
             modules.append(importlib.import_module(f"jaxamg.{name}"))
         except ImportError:

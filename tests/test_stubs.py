@@ -14,7 +14,7 @@ import jaxamg
 PACKAGE = pathlib.Path(jaxamg.__file__).resolve().parent
 
 
-@pytest.mark.parametrize("module", ["_engine", "_cpu", "_mpi", "_cuda"])
+@pytest.mark.parametrize("module", ["_engine", "_cpu", "_mpi", "_cuda", "_mpi_cuda"])
 def test_the_committed_stub_is_the_generated_one(module, tmp_path):
     pytest.importorskip("nanobind.stubgen")
     if importlib.util.find_spec(f"jaxamg.{module}") is None:

@@ -76,7 +76,7 @@ def _private(name: str) -> bool:
 # The compiled modules cpp/bindings/CMakeLists.txt installs into the package's
 # top folder (absent from a source tree that was not built in place): modules,
 # so importing them is importing a module, not a private name.
-COMPILED = ("_cpu", "_cuda", "_engine", "_mpi")
+COMPILED = ("_cpu", "_cuda", "_engine", "_mpi", "_mpi_cuda")
 
 
 # What each part of the package (a folder or a top-level module, named by its

@@ -7,8 +7,10 @@
 #   bash bench/gpu/run_h200.sh [benchmark arguments, e.g. --sizes 128 192 --peers]
 #   SKIP_BENCH=1 bash bench/gpu/run_h200.sh   # build and tests only
 #   SKIP_PYTEST=1 ...                          # without tests/gpu
-#   MPI=1 SKIP_BENCH=1 bash bench/gpu/run_h200.sh   # also jaxamg._mpi and tests/mpi
-#                                                  # on 2 ranks sharing the GPU
+#   MPI=1 SKIP_BENCH=1 bash bench/gpu/run_h200.sh   # also jaxamg._mpi, the device's
+#                                                  # distributed solve gtests (2 and 3
+#                                                  # ranks) and tests/mpi on 2 ranks
+#                                                  # sharing the GPU
 #   MPI=1 SHARDED=1 SKIP_MPI_PYTEST=1 ...          # tests/sharded only: 2 JAX processes
 #                                                  # sharing the GPU (needs MPI=1)
 #
@@ -36,7 +38,7 @@ cmake -S . -B "$BUILD" -G Ninja -DJAXAMG_BUILD_PYTHON=ON -DJAXAMG_BUILD_TESTS=ON
   -DPython_EXECUTABLE="$PY" -Dnlohmann_json_DIR="$ROOT/.devdeps/share/cmake/nlohmann_json" \
   -DGTest_DIR=/tmp/gtest/lib/cmake/GTest > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 grep -i "cusparse\|cuda" "$OUT/configure.log" | head -5
-if ! cmake --build "$BUILD" -j "$JOBS" --target jaxamg_cuda_tests _cpu _engine _cuda $([ -n "${MPI:-}" ] && echo _mpi) > "$OUT/build.log" 2>&1; then
+if ! cmake --build "$BUILD" -j "$JOBS" --target jaxamg_cuda_tests _cpu _engine _cuda $([ -n "${MPI:-}" ] && echo _mpi _mpi_cuda jaxamg_cuda_mpi_tests) > "$OUT/build.log" 2>&1; then
   grep -E "error|FAILED" "$OUT/build.log" | head -40
   exit 1
 fi
@@ -55,6 +57,17 @@ if [ -z "${SKIP_PYTEST:-}" ]; then
   echo "== GPU pytest"
   "$PY" -m pytest -q -p no:cacheprovider tests/gpu -m gpu > "$OUT/pytest.log" 2>&1
   echo "pytest rc=$?"; tail -25 "$OUT/pytest.log"
+fi
+
+if [ -n "${MPI:-}" ]; then
+  for np in 2 3; do
+    echo "== device distributed solve gtests on $np ranks sharing the GPU"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=2 timeout 300 \
+      mpirun --oversubscribe -n $np "$BUILD/jaxamg_cuda_mpi_tests" > "$OUT/gtest_mpi_np$np.log" 2>&1
+    echo "cuda mpi gtest np=$np rc=$?"
+    grep -E "^\[  (FAILED|PASSED|SKIPPED) |OK \]|Failure|Expected|actual|Which is|rank [0-9]" \
+      "$OUT/gtest_mpi_np$np.log" | head -30
+  done
 fi
 
 if [ -n "${MPI:-}" ] && [ -z "${SKIP_MPI_PYTEST:-}" ]; then

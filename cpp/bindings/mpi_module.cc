@@ -1,8 +1,7 @@
 // nanobind module jaxamg._mpi: the XLA FFI handler capsules of the
 // distributed solver (cpp/ffi/mpi/), registered from Python with
-// platform="cpu" (and, in builds with the CUDA backend, the host-staging
-// variants of cpp/ffi/mpi_cuda/ with platform="CUDA"). Built only when CMake
-// finds MPI (option JAXAMG_MPI).
+// platform="cpu" (jaxamg._mpi_cuda has the "CUDA" ones). Built only when
+// CMake finds MPI (option JAXAMG_MPI).
 #include <mpi.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -18,6 +17,7 @@
 #include "core/engine_instance.h"
 #include "dist/exchange_tables.h"
 #include "ffi_capsule.h"
+#include "mpi_cache_info.h"
 #include "owned_array.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
@@ -50,11 +50,6 @@ using jaxamg::bindings::owned_array;
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveMpiCpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiGatherColumnsCpu);
 XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiAllreduceSumCpu);
-#ifdef JAXAMG_MPI_CUDA
-XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgSolveMpiCuda);
-XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiGatherColumnsCuda);
-XLA_FFI_DECLARE_HANDLER_SYMBOL(JaxamgMpiAllreduceSumCuda);
-#endif
 
 NB_MODULE(_mpi, m) {
   m.doc() = "XLA FFI handlers of jaxamg's distributed (MPI) solver";
@@ -67,16 +62,6 @@ NB_MODULE(_mpi, m) {
     d["jaxamg_mpi_allreduce_sum"] = jaxamg::bindings::encapsulate(JaxamgMpiAllreduceSumCpu);
     return d;
   });
-  // The same targets for the "CUDA" platform; empty without the CUDA backend.
-  m.def("cuda_registrations", [] {
-    nb::dict d;
-#ifdef JAXAMG_MPI_CUDA
-    d["jaxamg_solve_mpi"] = jaxamg::bindings::encapsulate(JaxamgSolveMpiCuda);
-    d["jaxamg_mpi_gather_columns"] = jaxamg::bindings::encapsulate(JaxamgMpiGatherColumnsCuda);
-    d["jaxamg_mpi_allreduce_sum"] = jaxamg::bindings::encapsulate(JaxamgMpiAllreduceSumCuda);
-#endif
-    return d;
-  });
   // The module exists only in builds with MPI; the handlers themselves need
   // MPI initialised (mpi4py does that on import) and say so if it is not.
   m.def("available", [] { return true; });
@@ -85,31 +70,8 @@ NB_MODULE(_mpi, m) {
   // This process's cache of distributed solvers and gather plans. Clearing
   // it on some processes only is safe: the processes agree on setup versus
   // reuse collectively at the next solve.
-  m.def("clear_cache", [] {
-    nb::gil_scoped_release release;
-    jaxamg::mpi_cache::Cache::instance().clear();
-  });
-  m.def("cache_info", [] {
-    nb::list entries;
-    for (const auto& key : jaxamg::mpi_cache::Cache::instance().keys()) {
-      if (key.config.empty()) continue;  // a gather plan, not a solver
-      nb::dict d;
-      d["n_rows"] = key.n_local;
-      d["n_rows_global"] = key.nglobal;
-      d["row_start"] = key.row_start;
-      d["nnz"] = key.nnz;
-      d["mode"] = key.is_double ? "float64" : "float32";
-      d["block_dim"] = key.block_dim;
-      d["comm_size"] = key.comm_size;
-      d["config"] = key.config;
-      entries.append(d);
-    }
-    nb::dict out;
-    out["size"] = nb::len(entries);
-    out["capacity"] = jaxamg::mpi_cache::Cache::instance().capacity();
-    out["entries"] = entries;
-    return out;
-  });
+  m.def("clear_cache", &jaxamg::bindings::clear_mpi_cache);
+  m.def("cache_info", [] { return jaxamg::bindings::mpi_cache_info(); });
   // The engine's exchange plans as flat tables (dist/exchange_tables.h), for
   // jaxamg.mpi_utils. Collective over the communicator.
   m.def("halo_tables", [](int64_t comm, int64_t row_start, int64_t n_local, int64_t nglobal,

@@ -127,14 +127,14 @@ def get_solver_cache_info() -> dict:
         entries += _decoded(raw_cuda["entries"], "cuda")
         total_setups += raw_cuda["total_setups"]
     mpi_section = {"size": 0, "capacity": raw["capacity"], "entries": []}
-    mpi = _loaded_module("_mpi")
-    if mpi is not None:
-        raw_mpi = mpi.cache_info()
-        mpi_section = {
-            "size": raw_mpi["size"],
-            "capacity": raw_mpi["capacity"],
-            "entries": _decoded(raw_mpi["entries"], "mpi"),
-        }
+    # The CPU processes' MPI cache, and the GPU processes' (its own module).
+    for name in ("_mpi", "_mpi_cuda"):
+        mpi = _loaded_module(name)
+        if mpi is not None:
+            raw_mpi = mpi.cache_info()
+            mpi_section["size"] += raw_mpi["size"]
+            mpi_section["capacity"] = raw_mpi["capacity"]
+            mpi_section["entries"] += _decoded(raw_mpi["entries"], "mpi")
     return {
         "single_gpu": {"size": len(entries), "capacity": raw["capacity"], "entries": entries},
         "mpi": mpi_section,
@@ -149,7 +149,7 @@ def clear_solver_cache() -> None:
     scratch. Under MPI it is local to the calling process and safe to call
     on some processes only."""
     native().clear_cache()
-    for name in ("_cuda", "_mpi"):
+    for name in ("_cuda", "_mpi", "_mpi_cuda"):
         module = _loaded_module(name)
         if module is not None:
             module.clear_cache()

@@ -1,7 +1,8 @@
 """The MPI interface in JAX processes whose arrays live on a CUDA device (one
 GPU per rank, or several ranks sharing one): the solve and its gradient run
-through the CUDA registrations of the MPI targets, which stage operands
-through host memory. Results against SciPy and the serial dense gradient.
+through the CUDA registrations of the MPI targets (jaxamg._mpi_cuda: the
+setup on the host, the forward and adjoint solves on the device). Results
+against SciPy and the serial dense gradient.
 Skipped without a GPU backend (the rest of tests/mpi then runs on the
 CPU)."""
 

@@ -407,6 +407,30 @@ const TransferOperators<T>& AmgSolver<T>::transfer(int l) const {
 }
 
 template <class T>
+HierarchyView<T> AmgSolver<T>::view() const {
+  if (distributed_) {
+    const auto* source = dynamic_cast<const HierarchyViewSource<T>*>(distributed_.get());
+    if (!source) throw NotSupported("AMG: the distributed multigrid has no hierarchy view");
+    return source->view();
+  }
+  HierarchyView<T> v;
+  v.cycle = cycle_;
+  v.coarse_solver = coarse_solver_.get();
+  v.levels.resize(levels_.size());
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    HierarchyLevelView<T>& L = v.levels[l];
+    L.A = levels_[l].A.get();
+    L.smoother = levels_[l].smoother.get();
+    if (l + 1 < levels_.size()) {
+      const TransferOperators<T>& ops = transfer(static_cast<int>(l));
+      L.P = &ops.P;
+      L.R = &ops.R;
+    }
+  }
+  return v;
+}
+
+template <class T>
 std::vector<LevelInfo> AmgSolver<T>::hierarchy() const {
   if (distributed_) return distributed_->hierarchy();
   std::vector<LevelInfo> info;

@@ -34,6 +34,7 @@
 
 #include "amg/amg_level.h"
 #include "amg/coarsening.h"
+#include "amg/hierarchy_view.h"
 #include "solvers/solver.h"
 
 namespace jaxamg {
@@ -72,6 +73,9 @@ class AmgSolver : public Solver<T> {
   // The coarse solver, or nullptr when the coarsest level is smoothed.
   const Solver<T>* coarse_solver() const { return coarse_solver_.get(); }
   const AmgSetupTimings& setup_timings() const { return timings_; }
+  // The set-up hierarchy as a backend copies it: the distributed
+  // multigrid's on a distributed matrix, else this solver's levels.
+  HierarchyView<T> view() const;
   // The hierarchy and cycle parameters, read by the multi-vector cycle
   // (batched/).
   const std::vector<AmgLevel<T>>& levels() const { return levels_; }

@@ -44,6 +44,27 @@ class GatheredSystem {
   virtual void scatter(const T* global, T* local) const = 0;
 };
 
+// A halo exchange of packed values, for backends whose vectors do not live
+// in host memory: the caller gathers its owned values at send_rows() (in
+// that order) into a host buffer, and receives num_ghosts() values in the
+// ghost columns' order; the reverse sends one value per ghost back to its
+// owner. Collective over the processes that share the exchange.
+class PackedHalo {
+ public:
+  virtual ~PackedHalo() = default;
+  // Local rows whose values leave this process, in send order (a row sent
+  // to several neighbours appears once per neighbour).
+  virtual const std::vector<int32_t>& send_rows() const = 0;
+  virtual int num_ghosts() const = 0;
+  // ghost[k] = the value of ghost k at its owner; send: the packed values.
+  virtual void exchange_packed(const float* send, float* ghost) const = 0;
+  virtual void exchange_packed(const double* send, double* ghost) const = 0;
+  // out[s] (send_rows().size() entries) = the value a neighbour sends back
+  // for send slot s; ghost: one value per ghost column.
+  virtual void reverse_packed(const float* ghost, float* out) const = 0;
+  virtual void reverse_packed(const double* ghost, double* out) const = 0;
+};
+
 // Reductions over the processes of one communicator.
 class Reducer {
  public:
@@ -71,6 +92,8 @@ class Distribution : public Reducer {
   virtual void residual(const CsrMatrix<T>& A, const T* x, const T* b, T* r) const = 0;
   // The ghost values of x (ncols - nrows entries, in ghost column order).
   virtual const T* ghost_values(const T* x) const = 0;
+  // The same exchange on packed values (device backends).
+  virtual const PackedHalo& packed_halo() const = 0;
   // Collective. A (with this Distribution's structure) gathered on rank 0.
   virtual std::unique_ptr<GatheredSystem<T>> gather_system(const CsrMatrix<T>& A) const = 0;
   // Collective. A colour per owned row such that two rows coupled in either

@@ -54,6 +54,9 @@ class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
       LevelWork<T>& W = work_[l];
       W.be = std::make_unique<Backend<T>>(static_cast<std::size_t>(L.rows()),
                                           static_cast<int>(CycleSlots::kCount), stream_);
+      if (data.reducer || L.capacity > L.rows()) {
+        W.be->distribute(static_cast<std::size_t>(L.capacity), data.reducer);
+      }
       W.A = L.A.ref();
       if (l > 0) {
         W.b = W.be->make_vector();
@@ -163,7 +166,9 @@ class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
   }
 
   void coarsest(const T* b, T* x, bool x_is_zero, int sweeps) {
-    if (data_.coarse_n > 0) {
+    if (data_.host_coarse) {
+      host_coarse(b, x);
+    } else if (data_.coarse_n > 0) {
       const Index n = data_.coarse_n;
       cuda::dense_matvec<T>(n, data_.coarse_inverse.data(), b, x, stream_);
       *bytes_ += static_cast<double>(n) * (n + 2) * sizeof(T);
@@ -207,6 +212,28 @@ class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
   void matvec(int l, const T* x, T* y) { spmv(data_.levels[l].A, T(1), x, T(0), y); }
 
  private:
+  // The coarsest solve on the host: b down, x up (the rows of this process).
+  void host_coarse(const T* b, T* x) {
+    const std::size_t n = static_cast<std::size_t>(data_.levels.back().rows());
+    host_b_.resize(n);
+    host_x_.resize(n);
+    if (n > 0) {
+      cuda::check(cudaMemcpyAsync(host_b_.data(), b, n * sizeof(T), cudaMemcpyDeviceToHost,
+                                  stream_),
+                  "cudaMemcpyAsync (coarsest right-hand side)");
+    }
+    cuda::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (coarsest solve)");
+    data_.host_coarse(host_b_.data(), host_x_.data());
+    if (n > 0) {
+      cuda::check(cudaMemcpyAsync(x, host_x_.data(), n * sizeof(T), cudaMemcpyHostToDevice,
+                                  stream_),
+                  "cudaMemcpyAsync (coarsest correction)");
+      // host_x_ is pageable: the copy has read it once the stream reaches it.
+      cuda::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (coarsest solve)");
+    }
+    *bytes_ += 2.0 * n * sizeof(T);
+  }
+
   double vector_bytes(int l) const { return static_cast<double>(data_.levels[l].rows()) * sizeof(T); }
 
   void spmv(const cuda::DeviceCsr<T>& M, T alpha, const T* x, T beta, T* y) {
@@ -234,6 +261,7 @@ class DeviceLevels : public LevelVectors<DeviceLevels<T>, T> {
   const DeviceAmgData<T>& data_;
   double* bytes_;
   std::vector<LevelWork<T>> work_;
+  std::vector<T> host_b_, host_x_;  // host_coarse's staging
 };
 
 }  // namespace

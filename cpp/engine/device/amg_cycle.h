@@ -26,6 +26,7 @@
 #include <cuda_runtime_api.h>
 #include <cusparse.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -68,6 +69,10 @@ struct DeviceAmgLevel {
   T w = 1;
   cuda::DeviceArray<Index> split_ptr, split_col, split_diag;
   cuda::DeviceArray<T> split_val, split_lu;
+  // Entries of the level's work vectors: the rows, and on a distributed
+  // level the ghost tail its products fill (the widest of A's and of the
+  // finer level's P's ghost columns).
+  Index capacity = 0;
   Index rows() const { return A.rows(); }
 };
 
@@ -79,6 +84,12 @@ struct DeviceAmgData {
   // coarse_n x coarse_n); otherwise by coarsest_sweeps of its smoother.
   Index coarse_n = 0;
   cuda::DeviceArray<T> coarse_inverse;
+  // Distributed: the levels' inner products summed over processes, and the
+  // coarsest level solved on the host (gathered on one process) from host
+  // copies of its owned rows of b and x; empty when the coarsest level is
+  // smoothed or inverted here.
+  const Reducer* reducer = nullptr;
+  std::function<void(const T* b, T* x)> host_coarse;
 };
 
 template <class T>

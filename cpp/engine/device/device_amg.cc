@@ -1,5 +1,7 @@
 #include "device/device_amg.h"
 
+#include <algorithm>
+
 #include "backend/cuda/kernels.h"
 #include "core/error.h"
 #include "solvers/direct/dense_lu.h"
@@ -108,39 +110,72 @@ std::string cycle_unsupported(const CycleParams& p) {
 
 template <class T>
 std::string DeviceAmg<T>::unsupported(const AmgSolver<T>& amg) {
-  const std::string cycle = cycle_unsupported(amg.cycle_params());
+  return unsupported(amg.view());
+}
+
+template <class T>
+std::string DeviceAmg<T>::unsupported(const HierarchyView<T>& h) {
+  const std::string cycle = cycle_unsupported(h.cycle);
   if (!cycle.empty()) return cycle;
-  if (amg.num_levels() < 1) return "an AMG solver without levels";
-  const Solver<T>* coarse = amg.coarse_solver();
+  if (h.levels.empty()) return "an AMG solver without levels";
+  const Solver<T>* coarse = h.coarse_solver;
   if (coarse && !dynamic_cast<const DenseLUSolver<T>*>(coarse)) {
     return "coarse solver " + coarse->name();
   }
-  for (int l = 0; l < amg.num_levels(); ++l) {
-    const std::string why = smoother_unsupported(amg.levels()[l].smoother.get(), l);
+  for (std::size_t l = 0; l < h.levels.size(); ++l) {
+    const Solver<T>* sm = h.levels[l].smoother;
+    const int level = static_cast<int>(l);
+    const std::string why = smoother_unsupported(sm, level);
     if (!why.empty()) return why;
+    // The colour-split factors read no ghost values.
+    if (h.levels[l].A->dist && (dynamic_cast<const MulticolorDILUSolver<T>*>(sm) ||
+                                dynamic_cast<const MulticolorILUSolver<T>*>(sm))) {
+      return "smoother " + sm->name() + " on a distributed matrix (level " + std::to_string(level) +
+             ")";
+    }
   }
   return "";
 }
 
 template <class T>
 DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const AmgSolver<T>& amg)
-    : handle_(handle), max_iters_(amg.max_iters()) {
-  const std::string why = unsupported(amg);
+    : DeviceAmg(handle, amg.view(), amg.max_iters()) {}
+
+template <class T>
+DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const HierarchyView<T>& h, int max_iters)
+    : handle_(handle), max_iters_(max_iters) {
+  const std::string why = unsupported(h);
   if (!why.empty()) throw NotSupported("CUDA backend: " + why + " does not run on the GPU");
-  data_.params = amg.cycle_params();
-  const int nl = amg.num_levels();
+  data_.params = h.cycle;
+  data_.reducer = h.reducer;
+  data_.host_coarse = h.host_coarse;
+  const std::size_t nl = h.levels.size();
   data_.levels.resize(nl);
-  for (int l = 0; l < nl; ++l) {
+  for (std::size_t l = 0; l < nl; ++l) {
+    const HierarchyLevelView<T>& V = h.levels[l];
     device::DeviceAmgLevel<T>& L = data_.levels[l];
-    L.A.upload(handle_, amg.level_matrix(l));
-    if (l + 1 < nl) {
-      const TransferOperators<T>& ops = amg.transfer(l);
-      L.P.upload(handle_, ops.P);
-      L.R.upload(handle_, ops.R);
+    L.A.upload(handle_, *V.A);
+    if (V.A->dist) L.A.set_halos(&V.A->dist->packed_halo(), V.A->nrows, nullptr, 0);
+    L.capacity = std::max(V.A->nrows, V.A->ncols);
+    if (l > 0) L.capacity = std::max(L.capacity, h.levels[l - 1].P->ncols);
+    if (V.P) {
+      L.P.upload(handle_, *V.P);
+      if (V.R) {
+        L.R.upload(handle_, *V.R);
+      } else {
+        L.R.upload(handle_, transpose(*V.P));
+      }
+      if (V.p_halo) {
+        // P's ghost coarse columns: prolongation reads them, restriction
+        // returns their partial sums (R's rows past the owned coarse rows).
+        const Index nc = h.levels[l + 1].A->nrows;
+        L.P.set_halos(V.p_halo, nc, nullptr, 0);
+        L.R.set_halos(nullptr, 0, V.p_halo, nc);
+      }
     }
-    copy_smoother(amg.levels()[l].smoother.get(), L);
+    copy_smoother(V.smoother, L);
   }
-  if (const auto* lu = dynamic_cast<const DenseLUSolver<T>*>(amg.coarse_solver())) {
+  if (const auto* lu = dynamic_cast<const DenseLUSolver<T>*>(h.coarse_solver)) {
     set_coarse_inverse(*lu);
   }
   make_cycle();
@@ -148,8 +183,9 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const AmgSolver<T>& amg)
 
 template <class T>
 std::string DeviceAmg<T>::unsupported_smoother(const Solver<T>& smoother) {
-  if (smoother.matrix().dist) return "a distributed matrix";
-  return smoother_unsupported(&smoother, 0);
+  HierarchyView<T> h;
+  h.levels.push_back({&smoother.matrix(), nullptr, nullptr, nullptr, &smoother});
+  return unsupported(h);
 }
 
 template <class T>
@@ -162,7 +198,13 @@ DeviceAmg<T>::DeviceAmg(cusparseHandle_t handle, const Solver<T>& smoother)
   data_.params.coarsest_sweeps = smoother.max_iters();
   data_.levels.resize(1);
   device::DeviceAmgLevel<T>& L = data_.levels[0];
-  L.A.upload(handle_, smoother.matrix());
+  const CsrMatrix<T>& A = smoother.matrix();
+  L.A.upload(handle_, A);
+  L.capacity = std::max(A.nrows, A.ncols);
+  if (A.dist) {
+    L.A.set_halos(&A.dist->packed_halo(), A.nrows, nullptr, 0);
+    data_.reducer = A.dist.get();
+  }
   copy_smoother(&smoother, L);
   make_cycle();
 }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "amg/amg_solver.h"
+#include "amg/hierarchy_view.h"
 #include "backend/cuda/device_array.h"
 #include "backend/cuda/device_csr.h"
 #include "device/amg_cycle.h"
@@ -51,6 +52,9 @@ class DeviceAmg {
   // Empty if `amg` runs on the device; otherwise why not. (As a
   // preconditioner it must not monitor its residual: DeviceSolver checks.)
   static std::string unsupported(const AmgSolver<T>& amg);
+  // The same for the hierarchy a view describes (amg/hierarchy_view.h),
+  // serial or distributed.
+  static std::string unsupported(const HierarchyView<T>& h);
   // The same for a hierarchy built on the device (setup/DeviceHierarchy)
   // with the AMG scope `scope` of ctx.config: cycle, smoother (JACOBI_L1,
   // NOSOLVER, or CHEBYSHEV with configured bounds, i.e.
@@ -58,6 +62,11 @@ class DeviceAmg {
   // coarse solver (DENSE_LU_SOLVER or NOSOLVER).
   static std::string unsupported(SolverContext& ctx, const std::string& scope);
 
+  // The hierarchy of amg.view(): the serial levels, or on a distributed
+  // matrix the distributed multigrid's, whose products exchange ghosts
+  // through host buffers (backend/cuda/device_halo.h), whose inner products
+  // are summed over processes and whose consolidated coarsest level is
+  // solved on the host.
   DeviceAmg(cusparseHandle_t handle, const AmgSolver<T>& amg);
   // A set-up host smoother as a Krylov method's preconditioner: a one-level
   // hierarchy whose coarsest solve is the smoother's max_iters sweeps, so
@@ -98,6 +107,7 @@ class DeviceAmg {
   Traffic& traffic() { return traffic_; }
 
  private:
+  DeviceAmg(cusparseHandle_t handle, const HierarchyView<T>& h, int max_iters);
   // The coarse inverse of data_ from the factors of a dense LU.
   void set_coarse_inverse(const DenseLUSolver<T>& lu);
   // The cycle over data_, once it is filled (the last step of each constructor).

@@ -84,7 +84,7 @@ template <class T>
 std::string DeviceSolver<T>::unsupported(const Solver<T>& top) {
   const std::string why = unsupported_method(top);
   if (!why.empty()) return why;
-  if (top.matrix().dist) return "a distributed matrix";
+  const bool distributed = top.matrix().dist != nullptr;
   if (const Solver<T>* smoother = smoother_of(top)) {
     if (smoother->monitors_residual()) return "a smoother preconditioner that monitors its residual";
     const std::string why_not = DeviceAmg<T>::unsupported_smoother(*smoother);
@@ -98,6 +98,7 @@ std::string DeviceSolver<T>::unsupported(const Solver<T>& top) {
     return DeviceAmg<T>::unsupported(*amg);
   }
   if (const MixedPrecisionAmg* mixed = mixed_of(top)) {
+    if (distributed) return "x_amg_precision FLOAT on a distributed matrix";
     if (static_cast<const void*>(mixed) != static_cast<const void*>(&top) &&
         mixed->monitors_residual()) {
       return "an AMG preconditioner that monitors its residual";
@@ -136,13 +137,20 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
   choose_method(unsupported(top));
   setup_seconds_ = top.setup_seconds();
   n_ = top.matrix().nrows;
+  capacity_ = n_;
+  const Distribution<T>* dist = top.matrix().dist.get();
+  if (dist) {
+    reducer_ = dist;
+    capacity_ = std::max(n_, top.matrix().ncols);
+    shape_.first_row = dist->row_start();
+  }
   build_on_new_handle([&] {
     // The host matrix of the device hierarchy's level 0, shared with the
     // outer method when it is the same.
     const CsrMatrix<T>* fine = nullptr;
     if (const AmgSolver<T>* amg = amg_of(top)) {
       amg_ = std::make_unique<DeviceAmg<T>>(handle_, *amg);
-      fine = &amg->level_matrix(0);
+      fine = amg->view().levels.front().A;
     } else if (const Solver<T>* smoother = smoother_of(top)) {
       amg_ = std::make_unique<DeviceAmg<T>>(handle_, *smoother);
       fine = &smoother->matrix();
@@ -151,6 +159,7 @@ DeviceSolver<T>::DeviceSolver(const Solver<T>& top) : top_(top) {
       A_ = &amg_->fine_matrix();
     } else {
       own_A_.upload(handle_, top.matrix());
+      if (dist) own_A_.set_halos(&dist->packed_halo(), n_, nullptr, 0);
       A_ = &own_A_;
     }
     if constexpr (std::is_same<T, double>::value) {
@@ -214,8 +223,9 @@ void DeviceSolver<T>::replace_values(const T* val, cudaStream_t stream) {
 
 template <class T>
 void DeviceSolver<T>::allocate_work() {
+  capacity_ = std::max(capacity_, n_);
   const std::size_t n = static_cast<std::size_t>(n_);
-  r_.resize(n);
+  r_.resize(static_cast<std::size_t>(capacity_));
   if (!amg_outer_) {
     // The shape of the host solver's method (gmres_cycle.h): the cycle
     // capped at max_iters, FGMRES's window; the residual vector carried
@@ -230,12 +240,14 @@ void DeviceSolver<T>::allocate_work() {
           shape_.kind == device::KrylovKind::kFgmres ? cfg.get_int("gmres_krylov_dim", scope) : 0;
     }
     if (shape_.kind == device::KrylovKind::kIdr || shape_.kind == device::KrylovKind::kIdrmsync) {
-      // As the host solver: at most the rows (n_ is the whole system here).
-      shape_.subspace = static_cast<int>(
-          std::min<std::int64_t>(cfg.get_int("subspace_dim_s", scope), n_));
+      // As the host solver: at most the global rows.
+      const std::int64_t rows = reducer_ ? top_.matrix().dist->global_rows() : n_;
+      shape_.subspace =
+          static_cast<int>(std::min<std::int64_t>(cfg.get_int("subspace_dim_s", scope), rows));
     }
     shape_.track_residual = top_.monitors_residual();
-    krylov_ = std::make_unique<device::OuterKrylov<T>>(shape_, n, stream_);
+    krylov_ = std::make_unique<device::OuterKrylov<T>>(
+        shape_, n, stream_, static_cast<std::size_t>(capacity_), reducer_);
     // Its vectors and slots were zeroed on this (default) stream; a solve
     // runs on XLA's stream, which may not wait for it.
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (Krylov method)");
@@ -274,8 +286,28 @@ void DeviceSolver<T>::residual(const T* x, const T* b, T* r) {
 
 template <class T>
 void DeviceSolver<T>::reduce_to(Reduce op, const T* x, const T* y, int slot) {
-  reduce<T>(op, n_, x, y, work_.data(), scal_.data(), slot, stream_);
   traffic_.bytes += (y ? 2.0 : 1.0) * n_ * sizeof(T);
+  if (!reducer_) {
+    reduce<T>(op, n_, x, y, work_.data(), scal_.data(), slot, stream_);
+    return;
+  }
+  // Over processes: the 2-norm from the sum of squares, a NaN in a maximum
+  // as infinity (which the convergence test rejects as it does a NaN).
+  const bool l2 = op == Reduce::kSumSquaresSqrt;
+  reduce<T>(l2 ? Reduce::kDot : op, n_, x, l2 ? x : y, work_.data(), scal_.data(), slot, stream_);
+  double v = 0;
+  check(cudaMemcpyAsync(&v, scal_.data() + slot, sizeof(double), cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (local reduction)");
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (reduction over processes)");
+  if (op == Reduce::kMaxAbs) {
+    v = reducer_->max(std::isnan(v) ? std::numeric_limits<double>::infinity() : v);
+  } else {
+    reducer_->sum(&v, 1);
+    if (l2) v = std::sqrt(v);
+  }
+  check(cudaMemcpyAsync(scal_.data() + slot, &v, sizeof(double), cudaMemcpyHostToDevice, stream_),
+        "cudaMemcpyAsync (reduction over processes)");
+  check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (reduction over processes)");
 }
 
 template <class T>
@@ -313,6 +345,7 @@ bool DeviceSolver<T>::all_finite(const T* x) {
   check(cudaMemcpyAsync(h, flags_.data(), 2 * sizeof(int), cudaMemcpyDeviceToHost, stream_),
         "cudaMemcpyAsync (flags)");
   check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (finite check)");
+  if (reducer_) return reducer_->max(h[0] != 0 ? 1.0 : 0.0) == 0.0;
   return h[0] == 0;
 }
 
@@ -373,8 +406,8 @@ bool DeviceSolver<T>::ensure_loop(const T* b, T* x, bool monitor, bool store, No
 template <class T>
 bool DeviceSolver<T>::solve_small(const T* b, T* x, bool use_x0, SolveResult* res) {
   const bool cg = shape_.kind == device::KrylovKind::kCg || shape_.kind == device::KrylovKind::kPcg;
-  if (amg_outer_ || !cg || has_amg() || n_ < 1 ||
-      n_ > kSmallCgMaxRows || !small_cg_enabled()) {
+  if (amg_outer_ || !cg || has_amg() || reducer_ || n_ < 1 || n_ > kSmallCgMaxRows ||
+      !small_cg_enabled()) {
     return false;
   }
   if (!small_) small_ = std::make_unique<SmallCg<T>>(*A_);
@@ -445,12 +478,14 @@ SolveResult DeviceSolver<T>::solve_loop(const T* b, T* x, bool use_x0) {
   const bool x_is_zero = !use_x0;
 
   // With the iteration graph the solve runs on vectors of its own, so that
-  // the captured iteration's addresses hold for every call.
-  const bool graphs = graphs_enabled() && (monitor || !amg_outer_) &&
+  // the captured iteration's addresses hold for every call; a distributed
+  // solve, whose exchanges wait for the host, runs no graph and iterates on
+  // an x with room for its ghosts.
+  const bool graphs = !reducer_ && graphs_enabled() && (monitor || !amg_outer_) &&
                       (amg_outer_ || krylov_->capturable());
   T* const x_out = x;
-  if (graphs) {
-    x_loop_.resize(n_);
+  if (graphs || reducer_) {
+    x_loop_.resize(static_cast<std::size_t>(capacity_));
     if (use_x0) {
       check(cudaMemcpyAsync(x_loop_.data(), x, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
             "cudaMemcpyAsync (initial guess)");

@@ -24,6 +24,13 @@
 // The tree must stay alive and unchanged while this object exists (a
 // resetup builds a new DeviceSolver).
 //
+// On a distributed matrix (CsrMatrix::dist) the solve is this process's part
+// of a collective one: the Krylov method and the distributed AMG's cycles
+// (DeviceAmg from the distributed hierarchy) run on the device, products
+// exchange ghost values through host buffers and inner products are summed
+// over processes, so the host waits at every exchange and reduction (no
+// CUDA graph, no one-kernel CG). Every process must call solve() together.
+//
 // A second constructor takes the AMG hierarchy of a device aggregation
 // setup (setup/) instead: the tree then only supplies the outer method's
 // parameters (it needs no setup, and its matrix is never read).
@@ -148,6 +155,10 @@ class DeviceSolver {
   std::unique_ptr<DeviceMixedAmg> mixed_;  // float64 solves only
   DeviceCsr<T> own_A_;  // the operator when no AMG level 0 shares it
   const DeviceCsr<T>* A_ = nullptr;
+  // Distributed: the sums over processes, and the entries of a vector
+  // that A multiplies (the owned rows and the ghost tail).
+  const Reducer* reducer_ = nullptr;
+  Index capacity_ = 0;
   DeviceArray<T> r_;
   DeviceArray<double> scal_, work_;
   DeviceArray<int> flags_;

@@ -49,12 +49,13 @@ bool is_bicgstab(KrylovKind k) {
 
 bool is_idr(KrylovKind k) { return k == KrylovKind::kIdr || k == KrylovKind::kIdrmsync; }
 
-// A device solve is one process: the shadow space starts at row 0.
+// The shadow space's rows start at this process's first global row.
 IdrShape idr_shape(const KrylovShape& k) {
   IdrShape sh;
   sh.s = k.subspace < 1 ? 1 : k.subspace;
   sh.synchronised = k.kind == KrylovKind::kIdrmsync;
   sh.preconditioned = k.preconditioned;
+  sh.first_row = k.first_row;
   return sh;
 }
 
@@ -90,8 +91,10 @@ struct OuterKrylov<T>::Impl {
     void residual(const T* x, T* r) const { op->residual(x, r); }
   };
 
-  Impl(const KrylovShape& s, std::size_t n, cudaStream_t stream)
+  Impl(const KrylovShape& s, std::size_t n, cudaStream_t stream, std::size_t capacity,
+       const Reducer* reducer)
       : shape(s), be(n, slot_count(s), stream) {
+    if (reducer || capacity > n) be.distribute(capacity, reducer);
     if (is_gmres(s.kind)) {
       gmres = std::make_unique<GmresMethod<Backend>>(be, gmres_shape(s), s.track_residual);
     } else if (is_idr(s.kind)) {
@@ -112,8 +115,9 @@ struct OuterKrylov<T>::Impl {
 };
 
 template <class T>
-OuterKrylov<T>::OuterKrylov(const KrylovShape& shape, std::size_t n, cudaStream_t stream)
-    : impl_(std::make_unique<Impl>(shape, n, stream)) {}
+OuterKrylov<T>::OuterKrylov(const KrylovShape& shape, std::size_t n, cudaStream_t stream,
+                            std::size_t capacity, const Reducer* reducer)
+    : impl_(std::make_unique<Impl>(shape, n, stream, capacity, reducer)) {}
 
 template <class T>
 OuterKrylov<T>::~OuterKrylov() = default;

@@ -23,10 +23,12 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/distribution.h"
 #include "solvers/solver.h"
 
 namespace jaxamg::device {
@@ -48,7 +50,8 @@ struct KrylovShape {
   int restart = 20;             // (F)GMRES: Arnoldi steps per cycle (already capped at max_iters)
   int window = 0;               // FGMRES: gmres_krylov_dim (0: the cycle)
   bool track_residual = true;   // (F)GMRES: carry r by its recurrence (the loop measures it)
-  int subspace = 8;             // IDR: shadow vectors (already at most the rows)
+  int subspace = 8;             // IDR: shadow vectors (already at most the global rows)
+  int64_t first_row = 0;        // IDR: the global id of this process's first row
 };
 
 // The caller's operator on device vectors of the solve.
@@ -65,7 +68,10 @@ template <class T>
 class OuterKrylov {
  public:
   // n rows; kernels on `stream` (also for the constructor's allocations).
-  OuterKrylov(const KrylovShape& shape, std::size_t n, cudaStream_t stream);
+  // Distributed: vectors of `capacity` entries (n and the ghost tail the
+  // operator's products fill) and inner products summed by `reducer`.
+  OuterKrylov(const KrylovShape& shape, std::size_t n, cudaStream_t stream,
+              std::size_t capacity = 0, const Reducer* reducer = nullptr);
   ~OuterKrylov();
   OuterKrylov(const OuterKrylov&) = delete;
   OuterKrylov& operator=(const OuterKrylov&) = delete;

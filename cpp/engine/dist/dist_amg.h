@@ -52,6 +52,7 @@
 
 #include "amg/amg_level.h"
 #include "amg/coarsening.h"
+#include "amg/hierarchy_view.h"
 #include "dist/dist_classical.h"
 #include "dist/dist_matrix.h"
 #include "solvers/solver.h"
@@ -59,7 +60,7 @@
 namespace jaxamg::dist {
 
 template <class T>
-class DistAmg final : public Solver<T> {
+class DistAmg final : public Solver<T>, public HierarchyViewSource<T> {
  public:
   DistAmg(SolverContext& ctx, const std::string& scope, const Communicator& comm);
   // Global rows and nonzeros per level, finest first.
@@ -71,6 +72,9 @@ class DistAmg final : public Solver<T> {
   // Collective. The solver for A^T (`At`: the distributed transpose of this
   // solver's level-0 matrix) on this hierarchy's transfer operators.
   std::unique_ptr<Solver<T>> make_transposed(std::shared_ptr<const CsrMatrix<T>> At) const override;
+  // The levels, P's halo plans and the consolidated coarse solve, for a
+  // device copy of the hierarchy (dist_amg_levels.cc).
+  HierarchyView<T> view() const override;
 
  protected:
   bool supports_distribution() const override { return true; }
@@ -149,7 +153,8 @@ class DistAmg final : public Solver<T> {
   // (dist_amg_levels.cc): restriction and prolongation exchange along P's
   // plan, the coarsest level is gathered to rank 0 and solved there.
   class CycleLevels;
-  void coarse_solve(const T* b, T* x);
+  // Collective: gathers b, solves on rank 0, scatters x (owned coarsest rows).
+  void coarse_solve(const T* b, T* x) const;
 
   Communicator comm_;
   const DistAmg* transpose_of_ = nullptr;  // set during make_transposed's setup
@@ -159,7 +164,7 @@ class DistAmg final : public Solver<T> {
   std::unique_ptr<GatheredSystem<T>> gathered_;
   std::unique_ptr<Solver<T>> coarse_;
   bool consolidated_ = false;
-  Vector<T> cb_, cx_;
+  mutable Vector<T> cb_, cx_;  // coarse_solve's gathered vectors
 };
 
 }  // namespace jaxamg::dist

@@ -106,10 +106,31 @@ class DistAmg<T>::CycleLevels : public LevelVectors<CycleLevels, T> {
 };
 
 template <class T>
-void DistAmg<T>::coarse_solve(const T* b, T* x) {
+void DistAmg<T>::coarse_solve(const T* b, T* x) const {
   gathered_->gather(b, cb_.data());
   if (coarse_) coarse_->solve(cb_.data(), cx_.data(), true);
   gathered_->scatter(cx_.data(), x);
+}
+
+template <class T>
+HierarchyView<T> DistAmg<T>::view() const {
+  HierarchyView<T> v;
+  v.cycle = cycle_;
+  if (levels_.empty()) return v;
+  v.reducer = levels_.front().op;
+  v.levels.resize(levels_.size());
+  for (std::size_t l = 0; l < levels_.size(); ++l) {
+    const Level& L = levels_[l];
+    HierarchyLevelView<T>& V = v.levels[l];
+    V.A = L.A.get();
+    V.smoother = L.smoother.get();
+    if (l + 1 < levels_.size()) {
+      V.P = &L.P;
+      V.p_halo = L.p_plan.get();
+    }
+  }
+  if (consolidated_) v.host_coarse = [this](const T* b, T* x) { coarse_solve(b, x); };
+  return v;
 }
 
 template <class T>
@@ -120,9 +141,11 @@ IterationResult DistAmg<T>::solve_iteration(const T* b, T* x, bool x_is_zero) {
 }
 
 // The class is instantiated in dist_amg.cc; these are its members defined here.
-template void DistAmg<float>::coarse_solve(const float*, float*);
+template void DistAmg<float>::coarse_solve(const float*, float*) const;
+template HierarchyView<float> DistAmg<float>::view() const;
 template IterationResult DistAmg<float>::solve_iteration(const float*, float*, bool);
-template void DistAmg<double>::coarse_solve(const double*, double*);
+template void DistAmg<double>::coarse_solve(const double*, double*) const;
+template HierarchyView<double> DistAmg<double>::view() const;
 template IterationResult DistAmg<double>::solve_iteration(const double*, double*, bool);
 
 }  // namespace jaxamg::dist

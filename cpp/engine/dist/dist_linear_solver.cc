@@ -99,8 +99,14 @@ SolveResult DistLinearSolver<T>::solve(const T* b, T* x, Index n, bool use_x0, b
       }
     }
   });
-  Solver<T>* s = solver_.get();
-  if (transpose) {
+  return run_solve(tree(transpose), b, x, use_x0);
+}
+
+template <class T>
+Solver<T>& DistLinearSolver<T>::tree(bool transpose) {
+  if (!local_.A) throw InvalidInput("solve called before setup");
+  if (!transpose) return *solver_;
+  {
     if (!transposed_) {
       if (!At_.A) {
         At_ = dist::transpose(comm_, part_, *local_.A, local_.ghosts, *local_.plan, &at_map_);
@@ -112,9 +118,8 @@ SolveResult DistLinearSolver<T>::solve(const T* b, T* x, Index n, bool use_x0, b
       }
       transposed_ = solver_->make_transposed(At_.A);
     }
-    s = transposed_.get();
   }
-  return run_solve(*s, b, x, use_x0);
+  return *transposed_;
 }
 
 template <class T>

@@ -37,6 +37,10 @@ class DistLinearSolver {
   SolveResult solve(const T* b, T* x, Index n, bool use_x0, bool transpose = false);
 
   const CsrMatrix<T>& matrix() const { return *local_.A; }
+  // The set-up solver tree of A (transpose false) or of A^T, which the
+  // first call for it builds (collective). A device solve reads it
+  // (cuda::DeviceSolver); it lives until the next setup or value change.
+  Solver<T>& tree(bool transpose);
   const RowPartition& partition() const { return part_; }
   const Communicator& comm() const { return comm_; }
   // Bytes this process sent through the fine matrix's halo plan.

@@ -26,6 +26,7 @@ class DistOperator final : public Distribution<T> {
   void spmv(const CsrMatrix<T>& A, const T* x, T* y) const override;
   void residual(const CsrMatrix<T>& A, const T* x, const T* b, T* r) const override;
   const T* ghost_values(const T* x) const override;
+  const PackedHalo& packed_halo() const override { return *plan_; }
   // Gathered on rank 0 (dist/gathered.h).
   std::unique_ptr<GatheredSystem<T>> gather_system(const CsrMatrix<T>& A) const override;
   // Distributed greedy colouring (dist/dist_coloring.h).

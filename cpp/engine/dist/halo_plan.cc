@@ -57,6 +57,11 @@ void HaloPlan::begin(const T* x, T* ghost) const {
   send_buffer_.resize(nsend * sizeof(T));
   T* buf = reinterpret_cast<T*>(send_buffer_.data());
   for (std::size_t k = 0; k < nsend; ++k) buf[k] = x[send_index_[k]];
+  post(buf, ghost);
+}
+
+template <class T>
+void HaloPlan::post(const T* buf, T* ghost) const {
   std::size_t q = 0;
   for (std::size_t i = 0; i < recv_ranks_.size(); ++i) {
     MPI_Irecv(ghost + recv_offsets_[i], recv_offsets_[i + 1] - recv_offsets_[i], mpi_type<T>(),
@@ -66,7 +71,7 @@ void HaloPlan::begin(const T* x, T* ghost) const {
     MPI_Isend(buf + send_offsets_[i], send_offsets_[i + 1] - send_offsets_[i], mpi_type<T>(),
               send_ranks_[i], kHaloTag, comm_.comm(), &requests_[q++]);
   }
-  bytes_sent_ += nsend * sizeof(T);
+  bytes_sent_ += send_index_.size() * sizeof(T);
 }
 
 void HaloPlan::end() const {

@@ -10,18 +10,21 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/distribution.h"
 #include "dist/communicator.h"
 #include "dist/partition.h"
 
 namespace jaxamg::dist {
 
-class HaloPlan {
+class HaloPlan final : public PackedHalo {
  public:
   // Collective. `ghosts`: the sorted, unique global ids of the columns this
   // process needs but does not own.
   HaloPlan(const Communicator& comm, const RowPartition& part, const std::vector<int64_t>& ghosts);
 
-  int num_ghosts() const { return static_cast<int>(recv_offsets_.empty() ? 0 : recv_offsets_.back()); }
+  int num_ghosts() const override {
+    return static_cast<int>(recv_offsets_.empty() ? 0 : recv_offsets_.back());
+  }
   const std::vector<int>& recv_ranks() const { return recv_ranks_; }
   const std::vector<int>& recv_offsets() const { return recv_offsets_; }  // into the ghost order
   const std::vector<int>& send_ranks() const { return send_ranks_; }
@@ -46,10 +49,26 @@ class HaloPlan {
   template <class T>
   void reverse(const T* ghost_values, T* out) const;
 
+  // PackedHalo: the same exchanges on values packed by the caller.
+  const std::vector<int32_t>& send_rows() const override { return send_index_; }
+  void exchange_packed(const float* send, float* ghost) const override { packed(send, ghost); }
+  void exchange_packed(const double* send, double* ghost) const override { packed(send, ghost); }
+  void reverse_packed(const float* ghost, float* out) const override { reverse(ghost, out); }
+  void reverse_packed(const double* ghost, double* out) const override { reverse(ghost, out); }
+
   uint64_t bytes_sent() const { return bytes_sent_; }
   const Communicator& comm() const { return comm_; }
 
  private:
+  // Posts the receives into ghost and the sends of buf (packed values).
+  template <class T>
+  void post(const T* buf, T* ghost) const;
+  template <class T>
+  void packed(const T* send, T* ghost) const {
+    post(send, ghost);
+    end();
+  }
+
   Communicator comm_;
   std::vector<int> recv_ranks_, recv_offsets_;  // offsets: size recv_ranks + 1
   std::vector<int> send_ranks_, send_offsets_;

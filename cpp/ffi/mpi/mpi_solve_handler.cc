@@ -44,15 +44,11 @@ using ffi_handlers::Lane;
 using ffi_handlers::Refresh;
 using ffi_handlers::SolveAttrs;
 
-// The partition attributes jaxamg_solve_mpi takes beyond SolveAttrs.
-struct Partition {
-  int64_t comm, row_start, nglobal;
-};
-
 template <class T>
 void solve_typed(const dist::Communicator& comm, const SolveAttrs& at, const Partition& part,
                  ffi::Buffer<ffi::S32> indptr, ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data,
-                 ffi::AnyBuffer b, ffi::AnyBuffer x0, ffi::AnyBuffer x, ffi::AnyBuffer stats) {
+                 ffi::AnyBuffer b, ffi::AnyBuffer x0, ffi::AnyBuffer x, ffi::AnyBuffer stats,
+                 LaneBackend* device) {
   const CallLayout L(indptr, indices, data, b, x0, x, at.history_len);
   const int64_t n = L.n, nnz = L.nnz;
   comm.agree_on([&] {
@@ -80,24 +76,8 @@ void solve_typed(const dist::Communicator& comm, const SolveAttrs& at, const Par
       ffi_handlers::fill_stats(in.stats, ffi_handlers::failed_result(), at.history_len);
       continue;
     }
-    Key key;
-    key.config = std::string(at.config);
-    key.is_double = std::is_same<T, double>::value;
-    key.block_dim = at.block_dim;
-    // The engine's duplicate, not the caller's handle (reusable once freed).
-    key.comm = static_cast<int64_t>(comm.serial());
-    key.comm_size = comm.size();
-    key.row_start = part.row_start;
-    key.nglobal = part.nglobal;
-    key.n_local = n;
-    key.nnz = nnz;
-    if (L.shared_structure && (at.structure_hi | at.structure_lo) != 0) {
-      key.structure_hi = at.structure_hi;
-      key.structure_lo = at.structure_lo;
-    } else {
-      ffi_cache::fingerprint(n, in.ptr, in.idx, nnz, &key.structure_hi, &key.structure_lo);
-    }
-    mpi_cache::bind_layout(key, comm);
+    const Key key = solve_key(comm, at, part, n, nnz, std::is_same<T, double>::value,
+                              L.shared_structure, in.ptr, in.idx);
     auto entry = cache.acquire(key);
     std::lock_guard<std::mutex> guard(entry->mutex);
     auto& solver = solver_slot<T>(*entry);
@@ -117,28 +97,71 @@ void solve_typed(const dist::Communicator& comm, const SolveAttrs& at, const Par
       return fresh;
     });
     if (need != Refresh::kReuse) {
+      entry->device.reset();  // a copy of the trees just replaced
       entry->values.assign(reinterpret_cast<const unsigned char*>(in.vals),
                            reinterpret_cast<const unsigned char*>(in.vals) + value_bytes);
     } else {
       solver->print_setup_stats();  // the statistics file has it every call
     }
-    if (at.use_x0) std::memcpy(in.sol, in.guess, static_cast<std::size_t>(n) * sizeof(T));
-    const SolveResult r =
-        solver->solve(in.rhs, in.sol, static_cast<Index>(n), at.use_x0, at.transpose);
+    SolveResult r;
+    int place = ffi_handlers::kOnHost;
+    if (device && device->solve(*solver, *entry, need != Refresh::kReuse, lane, at.use_x0,
+                                at.transpose, &r)) {
+      place = ffi_handlers::kSolveOnDevice;
+    } else {
+      if (at.use_x0) std::memcpy(in.sol, in.guess, static_cast<std::size_t>(n) * sizeof(T));
+      r = solver->solve(in.rhs, in.sol, static_cast<Index>(n), at.use_x0, at.transpose);
+    }
     // AmgX-layout statistics (print_solve_stats & co.) for save_stats_file;
     // Python reads them with jaxamg._mpi.take_stats_text() on rank 0.
     const std::string log = solver->take_log();
     if (!log.empty()) ffi_cache::append_stats_text(log);
-    ffi_handlers::fill_stats(in.stats, r, at.history_len);
+    ffi_handlers::fill_stats(in.stats, r, at.history_len, place);
   }
 }
 
 }  // namespace
 
+Key solve_key(const dist::Communicator& comm, const ffi_handlers::SolveAttrs& at,
+              const Partition& part, int64_t n, int64_t nnz, bool is_double, bool shared_structure,
+              const int32_t* ptr, const int32_t* idx) {
+  Key key;
+  key.config = std::string(at.config);
+  key.is_double = is_double;
+  key.block_dim = at.block_dim;
+  // The engine's duplicate, not the caller's handle (reusable once freed).
+  key.comm = static_cast<int64_t>(comm.serial());
+  key.comm_size = comm.size();
+  key.row_start = part.row_start;
+  key.nglobal = part.nglobal;
+  key.n_local = n;
+  key.nnz = nnz;
+  if (shared_structure && (at.structure_hi | at.structure_lo) != 0) {
+    key.structure_hi = at.structure_hi;
+    key.structure_lo = at.structure_lo;
+  } else {
+    ffi_cache::fingerprint(n, ptr, idx, nnz, &key.structure_hi, &key.structure_lo);
+  }
+  mpi_cache::bind_layout(key, comm);
+  return key;
+}
+
 ffi::Error SolveMpiImpl(std::string_view config, int64_t structure_hi, int64_t structure_lo,
                         bool transpose, bool use_x0, bool reuse_setup, int64_t block_dim,
                         int64_t history_len, int64_t comm_handle, int64_t row_start,
                         int64_t nglobal, ffi::Buffer<ffi::S32> indptr,
+                        ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data, ffi::AnyBuffer b,
+                        ffi::AnyBuffer x0, ffi::Result<ffi::AnyBuffer> x,
+                        ffi::Result<ffi::AnyBuffer> stats) {
+  return SolveMpiWith(nullptr, config, structure_hi, structure_lo, transpose, use_x0, reuse_setup,
+                      block_dim, history_len, comm_handle, row_start, nglobal, indptr, indices,
+                      data, b, x0, x, stats);
+}
+
+ffi::Error SolveMpiWith(LaneBackend* device, std::string_view config, int64_t structure_hi,
+                        int64_t structure_lo, bool transpose, bool use_x0, bool reuse_setup,
+                        int64_t block_dim, int64_t history_len, int64_t comm_handle,
+                        int64_t row_start, int64_t nglobal, ffi::Buffer<ffi::S32> indptr,
                         ffi::Buffer<ffi::S32> indices, ffi::AnyBuffer data, ffi::AnyBuffer b,
                         ffi::AnyBuffer x0, ffi::Result<ffi::AnyBuffer> x,
                         ffi::Result<ffi::AnyBuffer> stats) {
@@ -162,9 +185,9 @@ ffi::Error SolveMpiImpl(std::string_view config, int64_t structure_hi, int64_t s
                          "same dtype (float32 or float64) on every process");
     }
     if (code == 0) {
-      solve_typed<double>(comm, at, part, indptr, indices, data, b, x0, *x, *stats);
+      solve_typed<double>(comm, at, part, indptr, indices, data, b, x0, *x, *stats, device);
     } else {
-      solve_typed<float>(comm, at, part, indptr, indices, data, b, x0, *x, *stats);
+      solve_typed<float>(comm, at, part, indptr, indices, data, b, x0, *x, *stats, device);
     }
   });
 }

@@ -66,6 +66,9 @@ struct Entry {
   std::unique_ptr<dist::DistLinearSolver<double>> f64;
   std::unique_ptr<GatherPlan> gather;
   std::vector<unsigned char> values;  // values of the current setup, as bytes
+  // A device copy of the current setup's trees, kept by the CUDA handler
+  // (type-erased: this cache is built without CUDA too); reset with them.
+  std::shared_ptr<void> device;
 };
 
 class Cache {

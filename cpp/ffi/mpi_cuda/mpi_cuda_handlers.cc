@@ -1,20 +1,30 @@
 // The MPI FFI targets for JAX processes on CUDA devices (jaxamg_solve_mpi,
 // jaxamg_mpi_gather_columns and jaxamg_mpi_allreduce_sum registered with
-// platform "CUDA"): the operands
-// are copied to host memory on XLA's stream, the distributed CPU engine
-// solves (cpp/ffi/mpi/), and the results are copied back before XLA reads
-// them. MPI therefore never sees device pointers, so any MPI build works
-// (CUDA-aware or not), and several processes may share one GPU. The solve
-// itself runs on the host: a device-resident distributed solve is not built.
+// platform "CUDA"). The matrix is copied to host memory on XLA's stream and
+// the distributed hierarchy is set up (or found in the cache) by the host
+// engine (cpp/ffi/mpi/); the solve then runs on the device (device_lanes.h:
+// cuda::DeviceSolver on the host-built trees; b, x0 and x stay in device
+// memory, halo exchanges and reductions pass through host buffers; a call
+// that finds its setup unchanged copies nothing to the host), or,
+// for a configuration the device does not run or with JAXAMG_GPU_DIST=host,
+// on the host with copies of b, x0 and x. last_device_solve() says which
+// and why. MPI never sees device pointers, so any MPI build works
+// (CUDA-aware or not), and several processes may share one GPU.
 #include <cuda_runtime_api.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "../handler_common.h"
+#include "../mpi/mpi_error.h"
 #include "../mpi/mpi_handlers.h"
 #include "backend/cuda/cuda_check.h"
+#include "device_lanes.h"
+#include "mpi_cuda_handlers.h"
 #include "xla/ffi/api/c_api.h"
 #include "xla/ffi/api/ffi.h"
 
@@ -68,6 +78,20 @@ void synchronize(cudaStream_t stream, const char* what) {
   cuda::check(cudaStreamSynchronize(stream), what);
 }
 
+std::mutex record_mutex;
+DeviceSolveRecord last_record;  // guarded by record_mutex
+
+void record(bool on_device, bool staged, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(record_mutex);
+  last_record = {on_device, staged, reason};
+}
+
+// JAXAMG_GPU_DIST=host keeps distributed solves of GPU arrays on the host.
+bool device_solves_enabled() {
+  const char* v = std::getenv("JAXAMG_GPU_DIST");
+  return !(v && std::strcmp(v, "host") == 0);
+}
+
 ffi::Error SolveMpiCudaImpl(cudaStream_t stream, std::string_view config, int64_t structure_hi,
                             int64_t structure_lo, bool transpose, bool use_x0, bool reuse_setup,
                             int64_t block_dim, int64_t history_len, int64_t comm_handle,
@@ -77,16 +101,37 @@ ffi::Error SolveMpiCudaImpl(cudaStream_t stream, std::string_view config, int64_
                             ffi::Result<ffi::AnyBuffer> stats) {
   ffi::Error result = ffi::Error::Success();
   const ffi::Error staged = ffi_handlers::guarded("jaxamg_solve_mpi (CUDA)", [&] {
+    const bool device = device_solves_enabled();
+    if (device) {
+      require_thread_support("jaxamg_solve_mpi");
+      const dist::Communicator comm = dist::Communicator::from_fortran(comm_handle);
+      const ffi_handlers::SolveAttrs at =
+          ffi_handlers::make_attrs(config, structure_hi, structure_lo, transpose, use_x0,
+                                   reuse_setup, block_dim, history_len);
+      if (solve_cached_on_device(stream, comm, at, Partition{comm_handle, row_start, nglobal},
+                                 indptr, indices, data, b, x0, *x, *stats)) {
+        record(true, false, "");
+        return;
+      }
+    }
+    // b and x0 come to the host too: the handler checks them for NaN/Inf
+    // and a host solve reads them.
     HostStaged h_ptr(indptr, true, stream), h_idx(indices, true, stream), h_data(data, true, stream),
         h_b(b, true, stream), h_x0(x0, true, stream), h_x(*x, false, stream),
         h_stats(*stats, false, stream);
     synchronize(stream, "cudaStreamSynchronize (MPI operands)");
-    result = SolveMpiImpl(config, structure_hi, structure_lo, transpose, use_x0, reuse_setup,
-                          block_dim, history_len, comm_handle, row_start, nglobal, h_ptr.s32(),
-                          h_idx.s32(), h_data.any(), h_b.any(), h_x0.any(), h_x.any(),
-                          h_stats.any());
+    DeviceLanes lanes(data, b, x0, *x, stream);
+    result = SolveMpiWith(device ? &lanes : nullptr, config, structure_hi, structure_lo, transpose,
+                          use_x0, reuse_setup, block_dim, history_len, comm_handle, row_start,
+                          nglobal, h_ptr.s32(), h_idx.s32(), h_data.any(), h_b.any(), h_x0.any(),
+                          h_x.any(), h_stats.any());
+    record(lanes.used(), true,
+           !device        ? "JAXAMG_GPU_DIST=host"
+           : lanes.used() ? ""
+                          : lanes.reason());
     if (result.success()) {
-      h_x.copy_out(stream);
+      // Every lane of a call takes the same place (one tree, one decision).
+      if (!lanes.used()) h_x.copy_out(stream);
       h_stats.copy_out(stream);
       // The host copies end with this scope: finish the uploads first.
       synchronize(stream, "cudaStreamSynchronize (MPI results)");
@@ -130,6 +175,11 @@ ffi::Error AllreduceCudaImpl(cudaStream_t stream, int64_t comm_handle, ffi::AnyB
 }
 
 }  // namespace
+
+DeviceSolveRecord last_device_solve() {
+  std::lock_guard<std::mutex> lock(record_mutex);
+  return last_record;
+}
 
 }  // namespace jaxamg::mpi_handlers
 

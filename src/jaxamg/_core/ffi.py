@@ -144,6 +144,18 @@ def mpi_native():
     return _mpi
 
 
+@functools.cache
+def mpi_cuda_native() -> Any:
+    """The MPI targets for CUDA devices (jaxamg._mpi_cuda), or None in a
+    build without them."""
+    try:
+        # Local: optional (built with MPI and the CUDA backend only).
+        from jaxamg import _mpi_cuda  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _mpi_cuda
+
+
 def mpi_available() -> bool:
     """True when the MPI module exists and reports itself usable."""
     try:
@@ -155,8 +167,8 @@ def mpi_available() -> bool:
 def ensure_mpi_registered() -> None:
     """Registers the MPI handlers (jaxamg_solve_mpi, jaxamg_mpi_gather_columns)
     for the "cpu" platform, beside the single-process ones, and for "CUDA"
-    when this build has them and JAX has a GPU backend (operands staged
-    through host memory, the distributed CPU engine solving)."""
+    when this build has them (jaxamg._mpi_cuda) and JAX has a GPU backend
+    (the setup on the host, the solve on the device)."""
     global _mpi_registered
     if _mpi_registered:
         return
@@ -168,10 +180,11 @@ def ensure_mpi_registered() -> None:
         module = mpi_native()
         for name, capsule in module.registrations().items():
             jax.ffi.register_ffi_target(name, capsule, platform="cpu")
-        cuda_targets = module.cuda_registrations()
-        if cuda_targets and _has_gpu_backend():
-            for name, capsule in cuda_targets.items():
-                jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
+        if _has_gpu_backend():
+            cuda_module = mpi_cuda_native()
+            if cuda_module is not None:
+                for name, capsule in cuda_module.registrations().items():
+                    jax.ffi.register_ffi_target(name, capsule, platform="CUDA")
         _mpi_registered = True
 
 

@@ -76,18 +76,22 @@ def add_inconsistency(info: dict, inconsistency: Any) -> None:
 
 # Where a distributed solve of GPU arrays runs (cpp/ffi/mpi_cuda/): said in
 # info as a single-process solve on a GPU says it, never a silent host solve.
-DISTRIBUTED_HOST_REASON = (
-    "a distributed matrix is set up and solved by the host engine: the operands are copied "
-    "to host memory and back (a device-resident distributed solve is not built)"
+DISTRIBUTED_SETUP_REASON = (
+    "a distributed hierarchy is set up by the host engine: the matrix is copied to host "
+    "memory for its setup and the cache's value check"
 )
+DISTRIBUTED_HOST_REASON = "the distributed solve runs on the host engine with copies of b and x: "
 
 
-def add_distributed_host_reason(info: dict, x) -> None:
-    """``setup_reason`` and ``host_reason`` of a direct ``jaxamg.solve(...,
-    comm=)`` whose arrays are on a GPU; nothing on a CPU, where the host is
-    the place asked for. (A sharded solve's info holds global arrays only:
-    its ``setup_on_device``/``solve_on_device`` say it.)"""
+def add_distributed_host_reason(info: dict, x, device_reason: str | None) -> None:
+    """``setup_reason``, and ``host_reason`` when the solve ran on the host,
+    of a direct ``jaxamg.solve(..., comm=)`` whose arrays are on a GPU
+    (`device_reason`: why not on the device, from the handler); nothing on a
+    CPU, where the host is the place asked for. (A sharded solve's info holds
+    global arrays only: its ``setup_on_device``/``solve_on_device`` say it.)"""
     devices = getattr(x, "devices", None)
     if devices is None or next(iter(devices())).platform != "gpu":
         return
-    info["setup_reason"] = info["host_reason"] = DISTRIBUTED_HOST_REASON
+    info["setup_reason"] = DISTRIBUTED_SETUP_REASON
+    if not info["solve_on_device"]:
+        info["host_reason"] = DISTRIBUTED_HOST_REASON + (device_reason or "unknown")

@@ -5,6 +5,7 @@ headings, as JAX-AMG writes them (no grid heading without an AMG grid)."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from typing import Any
 
@@ -17,14 +18,16 @@ stats_lock = threading.Lock()
 
 def take_stats_text(distributed: bool = False) -> str:
     """The engine's recorded statistics, emptying its buffers (a distributed
-    solve's: the MPI module's when it keeps its own buffer, else the
-    single-process modules'). Each compiled module keeps its own buffer: a
-    solve on the CPU writes the CPU module's, a solve on a GPU the CUDA
-    module's."""
+    solve's: the MPI modules', else the single-process modules'). Each
+    compiled module keeps its own buffer: a solve on the CPU writes the CPU
+    module's, a solve on a GPU the CUDA module's (distributed: _mpi's and
+    _mpi_cuda's)."""
     if distributed:
-        take = getattr(ffi.mpi_native(), "take_stats_text", None)
-        if take is not None:
-            return take()
+        text = ffi.mpi_native().take_stats_text()
+        cuda = sys.modules.get("jaxamg._mpi_cuda")
+        if cuda is not None:
+            text += cuda.take_stats_text()
+        return text
     text = ffi.native().take_stats_text()
     cuda = ffi.cuda_native()
     if cuda is not None:

@@ -324,7 +324,10 @@ def solve_mpi(
             raise to_runtime_error(e) from None
         info = make_info(stats, st.history_len)
         if is_concrete(x):
-            add_distributed_host_reason(info, x)
+            cuda = ffi.mpi_cuda_native()
+            add_distributed_host_reason(
+                info, x, cuda.last_device_solve()["reason"] if cuda is not None else None
+            )
         if inconsistency is not None:
             add_inconsistency(info, inconsistency)
         return x, info

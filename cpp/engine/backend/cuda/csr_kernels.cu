@@ -3,6 +3,7 @@
 // fused operation is one small functor.
 #include "backend/cuda/csr_kernels.h"
 #include "backend/cuda/cuda_check.h"
+#include "backend/cuda/device_halo.h"
 
 namespace jaxamg::cuda {
 
@@ -99,6 +100,7 @@ struct ChebyshevEpilogue {
 
 template <class T, class Epilogue>
 void launch_rows(const CsrRef<T>& A, const T* x, const Epilogue& ep, cudaStream_t s) {
+  if (A.halo) A.halo->fill(x, s);
   if (A.rows == 0) return;
   const std::size_t threads = static_cast<std::size_t>(A.rows) * A.lanes;
   const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);

@@ -13,12 +13,18 @@
 namespace jaxamg::cuda {
 
 template <class T>
+class DeviceHalo;
+
+// A distributed matrix's products first fill the ghost tail of their input
+// vector through `halo` (device_halo.h); nullptr on one process.
+template <class T>
 struct CsrRef {
   Index rows = 0;
   const Index* ptr = nullptr;
   const Index* col = nullptr;
   const T* val = nullptr;
   int lanes = 1;
+  const DeviceHalo<T>* halo = nullptr;
 };
 
 // Threads per row for a matrix with `nnz` entries in `rows` rows: a power of

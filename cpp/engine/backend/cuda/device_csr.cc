@@ -56,7 +56,9 @@ DeviceCsr<T>::DeviceCsr(DeviceCsr&& o) noexcept
       col_(std::move(o.col_)),
       val_(std::move(o.val_)),
       buffer_(std::move(o.buffer_)),
-      descr_(std::exchange(o.descr_, nullptr)) {
+      descr_(std::exchange(o.descr_, nullptr)),
+      in_halo_(std::move(o.in_halo_)),
+      out_halo_(std::move(o.out_halo_)) {
   o.rows_ = o.cols_ = 0;
 }
 
@@ -131,19 +133,29 @@ void DeviceCsr<T>::describe(cusparseHandle_t handle, Index nnz) {
 }
 
 template <class T>
+void DeviceCsr<T>::set_halos(const PackedHalo* in, Index in_owned, const PackedHalo* out,
+                             Index out_owned) {
+  in_halo_ = in ? std::make_unique<DeviceHalo<T>>(*in, in_owned) : nullptr;
+  out_halo_ = out ? std::make_unique<DeviceHalo<T>>(*out, out_owned) : nullptr;
+}
+
+template <class T>
 void DeviceCsr<T>::spmv(cusparseHandle_t handle, T alpha, const T* x, T beta, T* y) const {
-  if (rows_ == 0) return;
+  cudaStream_t stream = nullptr;
+  check(cusparseGetStream(handle, &stream), "cusparseGetStream");
   if (!descr_) {
-    cudaStream_t stream = nullptr;
-    check(cusparseGetStream(handle, &stream), "cusparseGetStream");
-    csr_axpby(ref(), alpha, x, beta, y, stream);
-    return;
+    csr_axpby(ref(), alpha, x, beta, y, stream);  // fills the ghosts first
+  } else {
+    if (in_halo_) in_halo_->fill(x, stream);
+    if (rows_ > 0) {
+      DnVec vx(cols_, x, value_type<T>()), vy(rows_, y, value_type<T>());
+      check(
+          cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, descr_, vx.d, &beta, vy.d,
+                       value_type<T>(), kSpmvAlgorithm, const_cast<unsigned char*>(buffer_.data())),
+          "cusparseSpMV");
+    }
   }
-  DnVec vx(cols_, x, value_type<T>()), vy(rows_, y, value_type<T>());
-  check(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, descr_, vx.d, &beta, vy.d,
-                     value_type<T>(), kSpmvAlgorithm,
-                     const_cast<unsigned char*>(buffer_.data())),
-        "cusparseSpMV");
+  if (out_halo_) out_halo_->reverse_add(y, stream);
 }
 
 template <class T>

@@ -6,8 +6,11 @@
 #pragma once
 #include <cusparse.h>
 
+#include <memory>
+
 #include "backend/cuda/csr_kernels.h"
 #include "backend/cuda/device_array.h"
+#include "backend/cuda/device_halo.h"
 #include "core/csr_matrix.h"
 
 namespace jaxamg::cuda {
@@ -31,13 +34,21 @@ class DeviceCsr {
   // New values for the same pattern (nnz entries, device memory), copied on
   // `stream`; the descriptor keeps pointing at them.
   void replace_values(const T* val, cudaStream_t stream);
-  // y = alpha A x + beta y on the handle's stream.
+  // A distributed matrix's exchanges (device_halo.h): `in` fills the ghost
+  // tail of a product's input (its columns [owned | ghost]); `out` sends the
+  // partial sums in the output's ghost rows to their owners (a restriction
+  // P^T whose rows are [owned | ghost] coarse points). Either may be
+  // nullptr; the PackedHalos must outlive this matrix.
+  void set_halos(const PackedHalo* in, Index in_owned, const PackedHalo* out, Index out_owned);
+  // y = alpha A x + beta y on the handle's stream (with the exchanges).
   void spmv(cusparseHandle_t handle, T alpha, const T* x, T beta, T* y) const;
   // Whether products run cuSPARSE (JAXAMG_SPMV=cusparse when the matrix was
   // described); callers then use spmv only, as the fused kernels are ours.
   bool uses_cusparse() const { return descr_ != nullptr; }
   // The arrays for csr_kernels.h (csr_residual, csr_jacobi, csr_chebyshev).
-  CsrRef<T> ref() const { return {rows_, row_ptr_.data(), col_.data(), val_.data(), lanes_}; }
+  CsrRef<T> ref() const {
+    return {rows_, row_ptr_.data(), col_.data(), val_.data(), lanes_, in_halo_.get()};
+  }
 
   Index rows() const { return rows_; }
   Index cols() const { return cols_; }
@@ -61,6 +72,7 @@ class DeviceCsr {
   DeviceArray<T> val_;
   DeviceArray<unsigned char> buffer_;
   cusparseSpMatDescr_t descr_ = nullptr;
+  std::unique_ptr<DeviceHalo<T>> in_halo_, out_halo_;
 };
 
 }  // namespace jaxamg::cuda

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "backend/cuda/csr_kernels.h"
+#include "backend/cuda/device_halo.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/sweep_data.h"
 #include "core/error.h"
@@ -81,6 +82,8 @@ template <class T>
 void gs_rows(const CsrRef<T>& A, const Index* rows, Index p0, Index p1,
              backend::BlockScale<T> scale, const T* b, T* x, cudaStream_t stream) {
   using namespace color_kernels;
+  // Every process exchanges for every colour, also where it has no row of it.
+  if (A.halo) A.halo->fill(x, stream);
   if (p1 <= p0) return;
   const Index k = scale.block_dim;
   if (k > 1) {
@@ -100,6 +103,7 @@ template <class T>
 void block_jacobi_sweep(const CsrRef<T>& A, backend::BlockScale<T> scale, const T* b, T* x,
                         bool x_is_zero, T* r, cudaStream_t stream) {
   using namespace color_kernels;
+  if (A.halo && !x_is_zero) A.halo->fill(x, stream);
   if (A.rows <= 0) return;
   residual_rows_kernel<T><<<blocks_for(A.rows), kThreads, 0, stream>>>(A, b, x, x_is_zero, r);
   check_launch("block_jacobi_sweep (residual)");

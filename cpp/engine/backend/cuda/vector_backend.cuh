@@ -27,6 +27,7 @@
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/device_array.h"
 #include "backend/slots.h"
+#include "core/distribution.h"
 
 namespace jaxamg::cuda {
 
@@ -242,14 +243,23 @@ class VectorBackend {
     reset_traffic();
   }
 
+  // A distributed vector: `capacity` entries per vector made (the owned n
+  // and a ghost tail that products fill, device_halo.h), and the inner
+  // products summed over processes by `reducer` (each waits for the stream).
+  void distribute(std::size_t capacity, const Reducer* reducer) {
+    capacity_ = capacity < n_ ? n_ : capacity;
+    reducer_ = reducer;
+  }
+
   std::size_t size() const { return n_; }
   int lanes() const { return 1; }
   cudaStream_t stream() const { return stream_; }
   // Later kernels run on `stream` (e.g. the stream of a CUDA graph capture).
   void set_stream(cudaStream_t stream) { stream_ = stream; }
   vector_type make_vector() const {
-    vector_type v(n_);
-    check(cudaMemsetAsync(v.data(), 0, n_ * sizeof(T), stream_), "cudaMemsetAsync");
+    const std::size_t m = capacity_ < n_ ? n_ : capacity_;
+    vector_type v(m);
+    check(cudaMemsetAsync(v.data(), 0, m * sizeof(T), stream_), "cudaMemsetAsync");
     return v;
   }
   // The slots in device memory, and a copy of them on the host (waits for
@@ -302,6 +312,7 @@ class VectorBackend {
     dot_final_kernel<<<1, kVectorThreads, 0, stream_>>>(kDotBlocks, work_.data(), slots_.data(),
                                                         slot, mask, traffic_.data(), bytes);
     check_launch("dot (final sum)");
+    if (reducer_) sum_over_processes(slot, 1, mask);
   }
   // s[slot + i] = <xs[i], y> for i < count: y is read once for up to
   // kDotsAtOnce products, each equal to its own dot bit for bit.
@@ -320,6 +331,7 @@ class VectorBackend {
                                                            bytes);
       check_launch("dots (final sums)");
     }
+    if (reducer_ && count > 0) sum_over_processes(slot, count, mask);
   }
   // y = the host array `values` (setup: waits for the copy).
   void upload(const T* values, T* y) {
@@ -451,7 +463,22 @@ class VectorBackend {
  private:
   vector_kernels::Lane lane(int mask) { return {slots_.data(), mask, traffic_.data()}; }
 
+  // s[slot .. slot + count) summed over processes, if `mask` selects the
+  // lane (an unselected lane's slots were not written: summing them would
+  // change them). The mask reads the same slots on every process.
+  void sum_over_processes(int slot, int count, int mask) {
+    std::vector<double> host = read_slots();
+    if (!backend::selected(host.data(), mask)) return;
+    reducer_->sum(host.data() + slot, count);
+    check(cudaMemcpyAsync(slots_.data() + slot, host.data() + slot, count * sizeof(double),
+                          cudaMemcpyHostToDevice, stream_),
+          "cudaMemcpyAsync (summed slots)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (summed slots)");
+  }
+
   std::size_t n_;
+  std::size_t capacity_ = 0;
+  const Reducer* reducer_ = nullptr;
   int m_;
   cudaStream_t stream_;
   DeviceArray<double> slots_;
