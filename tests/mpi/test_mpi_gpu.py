@@ -58,7 +58,8 @@ CONFIG = {
 }
 
 
-def test_solve_and_gradient_with_arrays_on_the_gpu(comm, rng):
+def test_solve_and_gradient_with_arrays_on_the_gpu(comm, rng, monkeypatch):
+    monkeypatch.setenv("JAXAMG_GPU_DIST", "device")
     rank, size = comm.Get_rank(), comm.Get_size()
     n = 150
     A_global = nonsymmetric_matrix(n, rng)

@@ -45,7 +45,9 @@ def distributed(comm, A_global, b_global, bounds, **kwargs):
 @pytest.mark.parametrize("preconditioner", ["jacobi", "amg"])
 @pytest.mark.parametrize("equal", [True, False], ids=["equal", "unequal"])
 @pytest.mark.parametrize("kind", ["symmetric", "nonsymmetric", "block-sym", "block-nonsym"])
-def test_distributed_solve_equals_spsolve(comm, rng, kind, equal, preconditioner):
+def test_distributed_solve_equals_spsolve(comm, rng, kind, equal, preconditioner, monkeypatch):
+    # With GPU arrays: the device's distributed solve (JAXAMG_GPU_DIST).
+    monkeypatch.setenv("JAXAMG_GPU_DIST", "device")
     size = comm.Get_size()
     if kind.startswith("block"):
         m = 40
@@ -123,13 +125,15 @@ def test_jit_equals_eager_and_cached_metadata(comm, rng):
     assert_all(comm, info_jit["residual_history"].shape == (1001,))  # max_iters + 1
 
 
-def test_gpu_cached_call_copies_no_matrix_and_new_values_set_up_again(comm, rng):
+def test_gpu_cached_call_copies_no_matrix_and_new_values_set_up_again(comm, rng, monkeypatch):
     """With GPU arrays: a jitted call whose setup is cached solves on the
     device without staging the matrix on the host; new values are staged
     and set up again; each answer equals SciPy's."""
     if jax.default_backend() != "gpu":
         pytest.skip("needs JAX on a GPU")
     from jaxamg import _mpi_cuda  # type: ignore[attr-defined]
+
+    monkeypatch.setenv("JAXAMG_GPU_DIST", "device")
 
     rank, size = comm.Get_rank(), comm.Get_size()
     n = 120

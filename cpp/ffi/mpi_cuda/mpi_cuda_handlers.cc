@@ -6,8 +6,8 @@
 // cuda::DeviceSolver on the host-built trees; b, x0 and x stay in device
 // memory, halo exchanges and reductions pass through host buffers; a call
 // that finds its setup unchanged copies nothing to the host), or,
-// for a configuration the device does not run or with JAXAMG_GPU_DIST=host,
-// on the host with copies of b, x0 and x. last_device_solve() says which
+// for a configuration the device does not run or as JAXAMG_GPU_DIST says
+// (device_solves_enabled), on the host with copies of b, x0 and x. last_device_solve() says which
 // and why. MPI never sees device pointers, so any MPI build works
 // (CUDA-aware or not), and several processes may share one GPU.
 #include <cuda_runtime_api.h>
@@ -86,10 +86,22 @@ void record(bool on_device, bool staged, const std::string& reason) {
   last_record = {on_device, staged, reason};
 }
 
-// JAXAMG_GPU_DIST=host keeps distributed solves of GPU arrays on the host.
+// Where a distributed solve of GPU arrays runs when JAXAMG_GPU_DIST does not
+// say ("device" or "host"): the host, until the device path has passed its
+// tests on a GPU (cpp/tests/cuda_mpi, tests/mpi).
+constexpr bool kDeviceByDefault = false;
+
 bool device_solves_enabled() {
   const char* v = std::getenv("JAXAMG_GPU_DIST");
-  return !(v && std::strcmp(v, "host") == 0);
+  if (v && std::strcmp(v, "device") == 0) return true;
+  if (v && std::strcmp(v, "host") == 0) return false;
+  return kDeviceByDefault;
+}
+
+// Why the host solved when device_solves_enabled() said so.
+std::string not_selected() {
+  return kDeviceByDefault ? "JAXAMG_GPU_DIST=host"
+                          : "the device's distributed solve is selected by JAXAMG_GPU_DIST=device";
 }
 
 ffi::Error SolveMpiCudaImpl(cudaStream_t stream, std::string_view config, int64_t structure_hi,
@@ -125,10 +137,8 @@ ffi::Error SolveMpiCudaImpl(cudaStream_t stream, std::string_view config, int64_
                           use_x0, reuse_setup, block_dim, history_len, comm_handle, row_start,
                           nglobal, h_ptr.s32(), h_idx.s32(), h_data.any(), h_b.any(), h_x0.any(),
                           h_x.any(), h_stats.any());
-    record(lanes.used(), true,
-           !device        ? "JAXAMG_GPU_DIST=host"
-           : lanes.used() ? ""
-                          : lanes.reason());
+    const std::string why = !device ? not_selected() : lanes.used() ? "" : lanes.reason();
+    record(lanes.used(), true, why);
     if (result.success()) {
       // Every lane of a call takes the same place (one tree, one decision).
       if (!lanes.used()) h_x.copy_out(stream);
