@@ -102,6 +102,42 @@ TEST(DistSpmv, EqualsSerialProductAndSendsOnlyTheBoundary) {
   }
 }
 
+// The plan as a device backend uses it (PackedHalo): values packed at
+// send_rows() reach their ghosts; the reverse returns each ghost's value to
+// the send slot of its owner's row, from the rank that holds the ghost.
+TEST(DistHalo, PackedExchangesMatchTheGlobalIds) {
+  dist::Communicator comm(MPI_COMM_WORLD);
+  const auto A = random_matrix<double>(83, 5, false, 17);
+  const auto starts = partition_starts(A.nrows, size(), true);
+  const int64_t lo = starts[rank()], hi = starts[rank() + 1];
+  const auto part = dist::RowPartition::build(comm, lo, hi - lo, A.nrows);
+  auto rows = take_rows(A, lo, hi);
+  auto local =
+      dist::localize(comm, part,
+                     dist::GlobalRows<double>{rows.row_ptr.data(), rows.col.data(), rows.val.data(),
+                                              static_cast<int64_t>(rows.col.size())},
+                     1);
+  const PackedHalo& halo = local.A->dist->packed_halo();
+  const dist::HaloPlan& plan = *local.plan;
+  const auto id_value = [](int64_t id, int from) { return 0.5 + id + 1000.0 * from; };
+  const std::vector<int32_t>& send = halo.send_rows();
+  std::vector<double> packed(send.size()), ghost(halo.num_ghosts());
+  for (std::size_t s = 0; s < send.size(); ++s) packed[s] = id_value(lo + send[s], 0);
+  halo.exchange_packed(packed.data(), ghost.data());
+  ASSERT_EQ(ghost.size(), local.ghosts.size());
+  for (std::size_t k = 0; k < ghost.size(); ++k) {
+    EXPECT_EQ(ghost[k], id_value(local.ghosts[k], 0)) << "ghost " << k;
+  }
+  for (std::size_t k = 0; k < ghost.size(); ++k) ghost[k] = id_value(local.ghosts[k], rank());
+  std::vector<double> back(send.size());
+  halo.reverse_packed(ghost.data(), back.data());
+  for (std::size_t i = 0; i + 1 < plan.send_offsets().size(); ++i) {
+    for (int s = plan.send_offsets()[i]; s < plan.send_offsets()[i + 1]; ++s) {
+      EXPECT_EQ(back[s], id_value(lo + send[s], plan.send_ranks()[i])) << "send slot " << s;
+    }
+  }
+}
+
 TEST(DistSolverErrors, BadValueOnOneRankRaisesTheSameErrorEverywhere) {
   const auto A = testing::poisson2d<double>(8);
   const int n = A.nrows;
