@@ -24,6 +24,9 @@ template <class T>
 struct DeviceTrees {
   std::unique_ptr<cuda::DeviceSolver<T>> forward, transposed;
   cuda::DeviceArray<T> values;
+  // A cached call's check: values non-finite, values changed, b non-finite,
+  // x0 non-finite (each with inspect's second word).
+  cuda::DeviceArray<int> flags{6};
 };
 
 template <class T>
@@ -55,8 +58,7 @@ bool cached_typed(cudaStream_t stream, const dist::Communicator& comm,
   if (trees) d = (at.transpose ? trees->transposed : trees->forward).get();
   bool same = d && static_cast<int64_t>(trees->values.size()) == nnz;
   if (same) {
-    // flags: values non-finite, values changed, b non-finite, x0 non-finite.
-    cuda::DeviceArray<int> flags(6);
+    cuda::DeviceArray<int>& flags = trees->flags;
     cuda::check(cudaMemsetAsync(flags.data(), 0, 6 * sizeof(int), stream), "cudaMemsetAsync");
     cuda::inspect<T>(nnz, data.typed_data<T>(), trees->values.data(), flags.data(), stream);
     cuda::inspect<T>(n, b.typed_data<T>(), nullptr, flags.data() + 2, stream);
